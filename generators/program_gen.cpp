@@ -1,0 +1,1227 @@
+#include "generators/program_gen.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <ostream>
+#include <string>
+
+#include "program/text_format.h"
+
+// Note [Choice records]
+// A program is drawn as std::vector<StepChoice>; RapidCheck shrinks it by
+// removing records and by moving each field toward 0. The builder reads the
+// records in order and keeps a model of every live variable. Each record
+// names an op (index into the enabled ops), its tensor operands (indices,
+// modulo the number of live variables the op accepts) and a row of small
+// "picks" that the op's rule consumes in order (dims, sizes, indices,
+// scalars). Every pick is reduced modulo the range the model allows, so any
+// record is meaningful in any state and removing a record still yields a
+// well-formed program. The cases, in the order the builder tries them:
+//   1) the op needs a tensor and no live variable fits: a factory step instead;
+//   2) the record is deliberately invalid and the op has a bad argument to
+//      give for some live variable: that step, its result is never used again;
+//   3) otherwise the valid step, and the model follows the op's shape rule.
+// Pick 0 is always the simplest choice (size 1, dim 0, scalar 1, f32).
+
+namespace storcheck {
+
+OpSet all_ops() {
+  OpSet s;
+  s.set();
+  return s;
+}
+
+OpSet ops_in(std::initializer_list<OpCategory> cats) {
+  OpSet s;
+  for (const OpInfo& info : op_table())
+    for (OpCategory c : cats)
+      if (info.category == c) s.set(static_cast<int>(info.id));
+  return s;
+}
+
+bool StepChoice::operator==(const StepChoice& o) const {
+  return op == o.op && var == o.var && var2 == o.var2 && invalid == o.invalid &&
+         picks == o.picks && seed == o.seed;
+}
+
+void showValue(const Program& p, std::ostream& os) { os << "\n" << print_program(p); }
+
+namespace detail {
+namespace {
+
+constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
+constexpr int64_t kI64Min = std::numeric_limits<int64_t>::min();
+
+int64_t itemsize(DTypeArg d) {
+  switch (d) {
+    case DTypeArg::kF32: case DTypeArg::kI32: return 4;
+    case DTypeArg::kF64: case DTypeArg::kI64: return 8;
+    case DTypeArg::kU8: case DTypeArg::kBool: return 1;
+  }
+  return 1;
+}
+
+bool is_float(DTypeArg d) { return d == DTypeArg::kF32 || d == DTypeArg::kF64; }
+
+void push(IntList& l, int64_t x) { l.v[l.n++] = x; }
+
+void erase_at(IntList& l, int k) {
+  for (int j = k; j + 1 < l.n; ++j) l.v[j] = l.v[j + 1];
+  --l.n;
+}
+
+void insert_at(IntList& l, int k, int64_t x) {
+  for (int j = l.n; j > k; --j) l.v[j] = l.v[j - 1];
+  l.v[k] = x;
+  ++l.n;
+}
+
+int64_t numel(const IntList& s) {
+  int64_t n = 1;
+  for (int64_t x : s) n *= x;
+  return n;
+}
+
+IntList contiguous_strides(const IntList& s) {
+  IntList st;
+  st.n = s.n;
+  int64_t acc = 1;
+  for (int k = s.n - 1; k >= 0; --k) {
+    st.v[k] = acc;
+    acc *= std::max<int64_t>(s[k], 1);
+  }
+  return st;
+}
+
+/// Bytes from the storage start to one past the last element; 0 when empty.
+int64_t extent_bytes(const ModelTensor& t) {
+  int64_t last = t.offset;
+  for (int k = 0; k < t.sizes.size(); ++k) {
+    if (t.sizes[k] == 0) return 0;
+    last += (t.sizes[k] - 1) * t.strides[k];
+  }
+  return (last + 1) * itemsize(t.dtype);
+}
+
+/// PyTorch refuses in-place writes when a dim of size > 1 has stride 0.
+bool has_write_overlap(const ModelTensor& t) {
+  for (int k = 0; k < t.sizes.size(); ++k)
+    if (t.sizes[k] > 1 && t.strides[k] == 0) return true;
+  return false;
+}
+
+bool is_contiguous(const ModelTensor& t) {
+  if (numel(t.sizes) == 0) return true;
+  int64_t acc = 1;
+  for (int k = t.sizes.size() - 1; k >= 0; --k) {
+    if (t.sizes[k] == 1) continue;
+    if (t.strides[k] != acc) return false;
+    acc *= t.sizes[k];
+  }
+  return true;
+}
+
+/// Non-overlapping and dense: some permutation of the dims is contiguous.
+bool is_dense(const ModelTensor& t) {
+  int order[kMaxRank];
+  int n = 0;
+  for (int k = 0; k < t.sizes.size(); ++k)
+    if (t.sizes[k] != 1) order[n++] = k;
+  std::sort(order, order + n, [&](int a, int b) { return t.strides[a] < t.strides[b]; });
+  int64_t acc = 1;
+  for (int j = 0; j < n; ++j) {
+    if (t.strides[order[j]] != acc) return false;
+    acc *= t.sizes[order[j]];
+  }
+  return true;
+}
+
+/// PyTorch's computeStride: strides for viewing (sizes, strides) as new_sizes
+/// without a copy; false when the view is not expressible.
+bool view_strides(const IntList& sizes, const IntList& strides, const IntList& ns, IntList* out) {
+  IntList st;
+  st.n = ns.n;
+  int64_t n = numel(sizes);
+  if (n == 0) {
+    *out = sizes == ns ? strides : contiguous_strides(ns);
+    return true;
+  }
+  if (sizes.size() == 0) {
+    for (int k = 0; k < ns.size(); ++k) st.v[k] = 1;
+    *out = st;
+    return true;
+  }
+  int view_d = ns.size() - 1;
+  int64_t chunk_base = strides[sizes.size() - 1];
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int td = sizes.size() - 1; td >= 0; --td) {
+    tensor_numel *= sizes[td];
+    if (td == 0 || (sizes[td - 1] != 1 && strides[td - 1] != tensor_numel * chunk_base)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || ns[view_d] == 1)) {
+        st.v[view_d] = view_numel * chunk_base;
+        view_numel *= ns[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return false;
+      if (td > 0) {
+        chunk_base = strides[td - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return false;
+  *out = st;
+  return true;
+}
+
+/// Reads the picks of one record in order; past the end every pick is 0.
+class Picker {
+ public:
+  explicit Picker(const StepChoice& c) : c_(c) {}
+  uint32_t raw() { return k_ < kStepPicks ? c_.picks[k_++] : 0; }
+  /// In [0, n); 0 when n <= 0.
+  int64_t below(int64_t n) { return n <= 0 ? 0 : static_cast<int64_t>(raw() % n); }
+  /// In [lo, hi].
+  int64_t in(int64_t lo, int64_t hi) { return hi < lo ? lo : lo + below(hi - lo + 1); }
+  /// True about once in n draws; false at pick 0.
+  bool one_in(int n) { return static_cast<int>(raw() % n) == n - 1; }
+
+ private:
+  const StepChoice& c_;
+  int k_ = 0;
+};
+
+/// A small size; 0 sometimes when `edge`; at most `cap` (>= 1).
+int64_t small_size(Picker& pk, int64_t cap, bool edge) {
+  uint32_t r = pk.raw();
+  if (edge && r % 16 == 15) return 0;
+  return 1 + static_cast<int64_t>((r / 16) % std::max<int64_t>(cap, 1));
+}
+
+IntList shape_from_picks(Picker& pk, int max_rank, int64_t max_numel, bool edge) {
+  max_rank = std::max(0, std::min(max_rank, kMaxRank));
+  int rank = static_cast<int>(pk.below(max_rank + 1));
+  IntList s;
+  int64_t budget = std::max<int64_t>(max_numel, 1);
+  for (int k = 0; k < rank; ++k) {
+    int64_t x = small_size(pk, std::min<int64_t>(budget, 6), edge);
+    if (max_numel <= 0) x = 0;
+    push(s, x);
+    if (x > 0) budget /= x;
+  }
+  return s;
+}
+
+DTypeArg dtype_from_pick(Picker& pk) { return static_cast<DTypeArg>(pk.below(kNumDTypes)); }
+
+/// A shape with `n` elements and 1..max_rank dims, drawn from the picks.
+IntList reshape_candidate(Picker& pk, int64_t n, int max_rank) {
+  int k = 1 + static_cast<int>(pk.below(std::max(1, std::min(max_rank, kMaxRank))));
+  IntList s;
+  s.n = static_cast<uint8_t>(k);
+  for (int j = 0; j < k; ++j) s.v[j] = 1;
+  if (n == 0) {
+    for (int j = 0; j < k; ++j) s.v[j] = 1 + pk.below(3);
+    s.v[pk.below(k)] = 0;
+    return s;
+  }
+  int64_t rest = n;
+  for (int64_t p = 2; p * p <= rest; ++p) {
+    while (rest % p == 0) {
+      s.v[pk.below(k)] *= p;
+      rest /= p;
+    }
+  }
+  if (rest > 1) s.v[pk.below(k)] *= rest;
+  return s;
+}
+
+enum class ScalarUse { kArith, kFill, kCompute };
+
+/// A scalar the op accepts for a tensor of dtype d.
+ScalarLit valid_scalar(DTypeArg d, ScalarUse use, Picker& pk, bool edge) {
+  if (use == ScalarUse::kCompute) {
+    static const ScalarLit kAny[] = {
+        ScalarLit::integer(1),     ScalarLit::floating(0.5), ScalarLit::boolean(true),
+        ScalarLit::integer(-2),    ScalarLit::floating(-1.5), ScalarLit::integer(0),
+        ScalarLit::floating(std::nan("")), ScalarLit::floating(INFINITY), ScalarLit::integer(kI64Max),
+        ScalarLit::floating(-0.0)};
+    return kAny[pk.below(edge ? 10 : 6)];
+  }
+  if (d == DTypeArg::kBool) return ScalarLit::boolean(pk.below(2) == 0);
+  if (is_float(d)) {
+    static const ScalarLit kFloat[] = {
+        ScalarLit::integer(1),       ScalarLit::floating(0.5),   ScalarLit::integer(2),
+        ScalarLit::floating(-1.5),   ScalarLit::integer(0),      ScalarLit::boolean(true),
+        ScalarLit::floating(std::nan("")), ScalarLit::floating(INFINITY), ScalarLit::floating(-INFINITY),
+        ScalarLit::floating(-0.0),   ScalarLit::floating(1e-3),  ScalarLit::integer(int64_t{1} << 53),
+        ScalarLit::floating(1e300)};
+    int n = edge ? (d == DTypeArg::kF64 ? 13 : 12) : 6;
+    return kFloat[pk.below(n)];
+  }
+  if (d == DTypeArg::kU8) {
+    static const ScalarLit kU8[] = {ScalarLit::integer(1), ScalarLit::integer(2), ScalarLit::integer(0),
+                                    ScalarLit::boolean(true), ScalarLit::integer(255)};
+    return kU8[pk.below(edge ? 5 : 4)];
+  }
+  static const ScalarLit kInt[] = {ScalarLit::integer(1), ScalarLit::integer(2), ScalarLit::integer(-3),
+                                   ScalarLit::integer(0), ScalarLit::boolean(true)};
+  if (edge && pk.one_in(4)) {
+    bool hi = pk.below(2) == 0;
+    if (d == DTypeArg::kI32)
+      return ScalarLit::integer(hi ? std::numeric_limits<int32_t>::max()
+                                   : std::numeric_limits<int32_t>::min());
+    return ScalarLit::integer(hi ? kI64Max : kI64Min);
+  }
+  return kInt[pk.below(5)];
+}
+
+/// A scalar that add_/mul_ reject for dtype d (result type can't be cast).
+bool bad_arith_scalar(DTypeArg d, ScalarLit* out) {
+  if (is_float(d)) return false;
+  *out = d == DTypeArg::kBool ? ScalarLit::integer(1) : ScalarLit::floating(1.5);
+  return true;
+}
+
+/// A scalar that fill_/full reject for dtype d (value overflows the dtype).
+bool bad_fill_scalar(DTypeArg d, Picker& pk, ScalarLit* out) {
+  switch (d) {
+    case DTypeArg::kU8: *out = ScalarLit::integer(300); return true;
+    case DTypeArg::kI32:
+      *out = pk.below(2) ? ScalarLit::floating(std::nan("")) : ScalarLit::integer(int64_t{1} << 40);
+      return true;
+    case DTypeArg::kI64: *out = ScalarLit::floating(INFINITY); return true;
+    case DTypeArg::kF32: *out = ScalarLit::floating(1e300); return true;
+    case DTypeArg::kF64: case DTypeArg::kBool: return false;
+  }
+  return false;
+}
+
+/// True when `src` broadcasts to `dst` (copy_ rule).
+bool broadcasts_to(const IntList& src, const IntList& dst) {
+  if (src.size() > dst.size()) return false;
+  for (int k = 1; k <= src.size(); ++k) {
+    int64_t a = src[src.size() - k], b = dst[dst.size() - k];
+    if (a != b && a != 1) return false;
+  }
+  return true;
+}
+
+/// The builder of Note [Choice records].
+class Builder {
+ public:
+  Builder(const GenConfig& cfg, std::vector<StepTrace>* trace, bool chain)
+      : cfg_(cfg), trace_(trace), chain_(chain) {
+    for (const OpInfo& info : op_table()) {
+      if (!cfg.ops.test(static_cast<int>(info.id))) continue;
+      if (info.category == OpCategory::kFactory) factories_.push_back(info.id);
+      if (chain && info.category != OpCategory::kView) continue;
+      ops_.push_back(info.id);
+    }
+    if (factories_.empty()) factories_.push_back(OpId::kArange);
+    view_cap_ = std::max<int64_t>(cfg.max_numel, 1) * 16;
+    max_rank_ = std::max(1, std::min(cfg.max_rank, kMaxRank));
+  }
+
+  void step(const StepChoice& c) {
+    if (chain_) return chain_step(c);
+    OpId op = ops_.empty() ? OpId::kArange : ops_[c.op % ops_.size()];
+    int per_mille = std::max(0, std::min(cfg_.invalid_per_mille, 1000));
+    bool invalid = per_mille > 0 && c.invalid >= 1000 - per_mille;
+    emit(op, c, invalid);
+  }
+
+  Program take() { return std::move(p_); }
+
+ private:
+  struct Obj {
+    ModelTensor t;
+    int storage;
+  };
+  using Pred = bool (*)(const ModelTensor&);
+
+  // ---- the state -------------------------------------------------------
+
+  const ModelTensor& model(VarId v) const { return objs_[obj_of_[v]].t; }
+  ModelTensor& model_mut(VarId v) { return objs_[obj_of_[v]].t; }
+  int storage_of(VarId v) const { return objs_[obj_of_[v]].storage; }
+
+  /// The index-th (modulo) live variable satisfying pred; kNoVar when none.
+  VarId pick_var(uint32_t index, Pred pred) const {
+    int n = 0;
+    for (VarId v : live_)
+      if (!pred || pred(model(v))) ++n;
+    if (n == 0) return kNoVar;
+    int want = static_cast<int>(index % n);
+    for (VarId v : live_)
+      if (!pred || pred(model(v))) {
+        if (want-- == 0) return v;
+      }
+    return kNoVar;
+  }
+
+  Step start(OpId op) {
+    Step s;
+    s.op = op;
+    s.nargs = static_cast<uint8_t>(op_info(op).signature.size());
+    if (op_info(op).result == OpResult::kTensor) {
+      s.out = p_.new_var("t" + std::to_string(p_.num_vars()));
+      obj_of_.push_back(-1);  // unusable until bound
+    }
+    return s;
+  }
+
+  void finish(const Step& s, bool invalid, VarId input) {
+    p_.steps.push_back(s);
+    if (trace_) {
+      StepTrace tr;
+      tr.invalid = invalid;
+      if (input != kNoVar) {
+        tr.has_input = true;
+        tr.input = model(input);
+      }
+      trace_->push_back(tr);
+    }
+  }
+
+  int new_storage(int64_t bytes) {
+    storage_bytes_.push_back(bytes);
+    return static_cast<int>(storage_bytes_.size() - 1);
+  }
+
+  void bind(VarId out, const ModelTensor& t, int storage) {
+    objs_.push_back({t, storage});
+    obj_of_[out] = static_cast<int>(objs_.size() - 1);
+    live_.push_back(out);
+  }
+
+  void bind_fresh(VarId out, ModelTensor t, bool keep_strides) {
+    if (!keep_strides) t.strides = contiguous_strides(t.sizes);
+    t.offset = 0;
+    bind(out, t, new_storage(numel(t.sizes) * itemsize(t.dtype)));
+  }
+
+  int64_t dim_arg(Picker& pk, int64_t d, int64_t range) {
+    return cfg_.edge_values && pk.one_in(4) ? d - range : d;
+  }
+
+  // ---- ops -------------------------------------------------------------
+
+  void emit(OpId op, const StepChoice& c, bool invalid) {
+    const OpInfo& info = op_info(op);
+    if (info.category == OpCategory::kFactory) return factory(op, c, invalid);
+    if (!unary(op, c, invalid)) factory(factories_[c.op % factories_.size()], c, false);
+  }
+
+  void factory(OpId op, const StepChoice& c, bool invalid) {
+    Picker pk(c);
+    Step s = start(op);
+    IntList shape = shape_from_picks(pk, cfg_.max_rank, cfg_.max_numel, cfg_.edge_values);
+    DTypeArg d = dtype_from_pick(pk);
+    int bad = static_cast<int>(pk.below(3));
+    auto negative_size = [&] {
+      if (shape.size() == 0) push(shape, 1);
+      shape.v[pk.below(shape.size())] = -1 - pk.below(3);
+    };
+    s.args[0] = Arg::ints(shape);
+    switch (op) {
+      case OpId::kArange:
+        if (d == DTypeArg::kBool && !invalid) d = DTypeArg::kI64;
+        if (invalid && bad == 0) d = DTypeArg::kBool;
+        else if (invalid) negative_size();
+        s.args[1] = Arg::dtype_arg(d);
+        break;
+      case OpId::kZeros:
+      case OpId::kOnes:
+        if (invalid) negative_size();
+        s.args[1] = Arg::dtype_arg(d);
+        break;
+      case OpId::kFull: {
+        ScalarLit v = valid_scalar(d, ScalarUse::kFill, pk, cfg_.edge_values);
+        if (invalid && !(bad < 2 && bad_fill_scalar(d, pk, &v))) negative_size();
+        s.args[1] = Arg::scalar_arg(v);
+        s.args[2] = Arg::dtype_arg(d);
+        break;
+      }
+      case OpId::kRand:
+        if (!is_float(d)) d = pk.below(2) ? DTypeArg::kF64 : DTypeArg::kF32;
+        if (invalid && bad == 0) d = DTypeArg::kI64;
+        else if (invalid) negative_size();
+        s.args[1] = Arg::dtype_arg(d);
+        s.args[2] = Arg::integer(c.seed);
+        break;
+      case OpId::kEmptyStrided: {
+        IntList strides = contiguous_strides(shape);
+        for (int k = 0; k < shape.size(); ++k) {
+          int64_t r = pk.below(6);
+          if (r == 4) strides.v[k] = 1 + pk.below(4);
+          if (r == 5 && cfg_.edge_values) strides.v[k] = 0;
+        }
+        if (invalid) {
+          if (shape.size() == 0) {
+            push(shape, 3);
+            push(strides, 1);
+          }
+          int k = static_cast<int>(pk.below(shape.size()));
+          if (bad == 0) {  // the byte extent overflows int64
+            shape.v[k] = std::max<int64_t>(shape[k], 3);
+            strides.v[k] = int64_t{1} << 62;
+          } else if (bad == 1) {
+            strides.v[k] = -1;
+          } else {
+            strides.n -= 1;  // one stride too few
+          }
+        }
+        s.args[0] = Arg::ints(shape);
+        s.args[1] = Arg::ints(strides);
+        s.args[2] = Arg::dtype_arg(d);
+        if (!invalid) {
+          ModelTensor t{shape, strides, 0, d};
+          finish(s, invalid, kNoVar);
+          bind(s.out, t, new_storage(extent_bytes(t)));
+          return;
+        }
+        break;
+      }
+      default: break;
+    }
+    finish(s, invalid, kNoVar);
+    if (!invalid) bind_fresh(s.out, ModelTensor{shape, {}, 0, d}, false);
+  }
+
+  static bool any_var(const ModelTensor&) { return true; }
+  static bool rank_ge1(const ModelTensor& t) { return t.sizes.size() >= 1; }
+  static bool rank_ge2(const ModelTensor& t) { return t.sizes.size() >= 2; }
+  static bool rank_le2(const ModelTensor& t) { return t.sizes.size() <= 2; }
+  static bool rank_gt2(const ModelTensor& t) { return t.sizes.size() > 2; }
+  static bool can_grow(const ModelTensor& t) { return t.sizes.size() < kMaxRank; }
+  static bool has_nonempty_dim(const ModelTensor& t) {
+    for (int64_t x : t.sizes)
+      if (x > 0) return true;
+    return false;
+  }
+  static bool writable(const ModelTensor& t) { return !has_write_overlap(t); }
+  static bool overlapping(const ModelTensor& t) { return has_write_overlap(t); }
+  static bool arith_rejects(const ModelTensor& t) { return has_write_overlap(t) || !is_float(t.dtype); }
+  static bool fill_rejects(const ModelTensor& t) {
+    return has_write_overlap(t) || (t.dtype != DTypeArg::kF64 && t.dtype != DTypeArg::kBool);
+  }
+
+  /// Which variables the op accepts when valid, and when deliberately invalid.
+  static void preds(OpId op, Pred* valid, Pred* bad) {
+    *valid = any_var;
+    *bad = any_var;
+    switch (op) {
+      case OpId::kSelect: case OpId::kUnbind: *valid = has_nonempty_dim; break;
+      case OpId::kSlice: case OpId::kNarrow: case OpId::kSplit: case OpId::kChunk:
+      case OpId::kUnflatten:
+        *valid = rank_ge1; break;
+      case OpId::kT: case OpId::kT_: *valid = rank_le2; *bad = rank_gt2; break;
+      case OpId::kDiagonal: *valid = rank_ge2; break;
+      case OpId::kUnsqueeze: case OpId::kUnsqueeze_: case OpId::kUnfold: *valid = can_grow; *bad = can_grow; break;
+      case OpId::kAdd_: case OpId::kMul_: *valid = writable; *bad = arith_rejects; break;
+      case OpId::kFill_: *valid = writable; *bad = fill_rejects; break;
+      case OpId::kZero_: *valid = writable; *bad = overlapping; break;
+      case OpId::kCopy_: *valid = writable; break;
+      default: break;
+    }
+  }
+
+  /// Emits an op that reads a tensor variable; false when none fits (Case 1).
+  bool unary(OpId op, const StepChoice& c, bool invalid) {
+    if (live_.empty()) return false;
+    Pred valid_pred, bad_pred;
+    preds(op, &valid_pred, &bad_pred);
+    VarId v = invalid ? pick_var(c.var, bad_pred) : kNoVar;
+    if (v == kNoVar) {
+      invalid = false;
+      v = pick_var(c.var, valid_pred);
+    }
+    if (v == kNoVar) return false;
+    Picker pk(c);
+    ModelTensor in = model(v);  // copy: the state may change below
+    Step s = start(op);
+    s.args[0] = Arg::variable(v);
+    ModelTensor out = in;
+    // How the result relates to the input: 0 a view (same storage), 1 the same
+    // object, 2 fresh storage keeping strides, 3 fresh contiguous storage,
+    // 4 an in-place metadata change of v, 5 nothing to model.
+    int result = 0;
+    // Ops with no bad argument to give clear `invalid` and emit the valid step.
+    bool ok = apply(op, c, pk, v, in, &s, &out, &invalid, &result);
+    if (!ok) {  // the op turned out impossible for v: undo the variable
+      if (s.out != kNoVar) {
+        p_.var_names.pop_back();
+        obj_of_.pop_back();
+      }
+      return false;
+    }
+    VarId input = v;
+    finish(s, invalid, input);
+    if (invalid) return true;
+    switch (result) {
+      case 0: bind(s.out, out, storage_of(v)); break;
+      case 1:
+        obj_of_[s.out] = obj_of_[v];
+        live_.push_back(s.out);
+        break;
+      case 2: bind_fresh(s.out, out, true); break;
+      case 3: bind_fresh(s.out, out, false); break;
+      case 4: {
+        model_mut(v) = out;
+        int st = storage_of(v);
+        storage_bytes_[st] = std::max(storage_bytes_[st], extent_bytes(out));
+        break;
+      }
+      default: break;
+    }
+    return true;
+  }
+
+  /// as_strided geometry inside a storage of `bytes`, built constructively:
+  /// sizes, then strides that fit, then an offset that fits.
+  void strided_geometry(Picker& pk, int64_t bytes, DTypeArg d, bool invalid, IntList* sizes,
+                        IntList* strides, int64_t* offset) {
+    int64_t room = bytes / itemsize(d) - 1;  // the largest element index allowed
+    int rank = static_cast<int>(pk.below(max_rank_ + 1));
+    if (room < 0 && rank == 0) rank = 1;
+    IntList sz, st;
+    int64_t n = 1;
+    for (int k = 0; k < rank; ++k) {
+      int64_t x = small_size(pk, std::max<int64_t>(1, std::min<int64_t>(4, view_cap_ / n)), cfg_.edge_values);
+      int64_t y = 1 + pk.below(8);
+      if (pk.one_in(4)) y = 0;  // stride 0: overlapping elements
+      if (x > 1) y = std::min(y, std::max<int64_t>(room, 0) / (x - 1));
+      push(sz, x);
+      push(st, y);
+      n *= std::max<int64_t>(x, 1);
+      if (x > 1) room -= (x - 1) * y;
+    }
+    if (room < 0) sz.v[pk.below(rank)] = 0;  // an empty storage holds only empty tensors
+    int64_t off = pk.below(std::max<int64_t>(room, 0) + 1);
+    if (invalid) {
+      int bad = static_cast<int>(pk.below(3));
+      if (bad == 0 || sz.size() == 0) {  // the byte extent overflows int64
+        if (sz.size() == 0) {
+          push(sz, 3);
+          push(st, 1);
+        }
+        sz.v[0] = std::max<int64_t>(sz[0], 3);
+        st.v[0] = int64_t{1} << 62;
+      } else if (bad == 1) {  // one element past the storage end
+        for (int k = 0; k < sz.size(); ++k) sz.v[k] = std::max<int64_t>(sz[k], 1);
+        off = bytes / itemsize(d);
+      } else {
+        st.v[pk.below(st.size())] = -1;
+      }
+    }
+    *sizes = sz;
+    *strides = st;
+    *offset = off;
+  }
+
+  /// The op's rule; fills the step's arguments and the result model.
+  bool apply(OpId op, const StepChoice& c, Picker& pk, VarId v, const ModelTensor& in, Step* s,
+             ModelTensor* out, bool* invalid, int* result) {
+    const int r = in.sizes.size();
+    const int R = std::max(r, 1);  // dims accepted by ops that wrap a 0-dim tensor as 1-dim
+    const bool edge = cfg_.edge_values;
+    int bad = static_cast<int>(pk.below(3));
+    auto wrap = [&](int64_t d, int64_t range) { return dim_arg(pk, d, range); };
+    switch (op) {
+      case OpId::kView:
+      case OpId::kReshape: {
+        int64_t n = numel(in.sizes);
+        IntList ns, st;
+        bool ok = false;
+        for (int t = 0; t < 3 && !ok; ++t) {
+          ns = reshape_candidate(pk, n, max_rank_);
+          ok = view_strides(in.sizes, in.strides, ns, &st);
+        }
+        if (*invalid) {
+          if (bad == 0 && !ok && op == OpId::kView) {
+            // ns is a shape the view cannot express
+          } else if (bad == 1) {
+            ns = IntList{n + 1};
+          } else {
+            if (ns.size() == 0) push(ns, 1);
+            ns.v[0] = -2;
+          }
+        } else {
+          if (!ok && op == OpId::kView) {
+            ns = in.sizes;
+            ok = view_strides(in.sizes, in.strides, ns, &st);
+          }
+          out->sizes = ns;
+          out->strides = st;
+          if (!ok) *result = 3;
+          if (edge && n > 0 && ns.size() > 0 && pk.one_in(3)) ns.v[pk.below(ns.size())] = -1;
+        }
+        s->args[1] = Arg::ints(ns);
+        return true;
+      }
+      case OpId::kAsStrided:
+      case OpId::kAsStrided_: {
+        IntList sz, st;
+        int64_t off;
+        strided_geometry(pk, storage_bytes_[storage_of(v)], in.dtype, *invalid, &sz, &st, &off);
+        s->args[1] = Arg::ints(sz);
+        s->args[2] = Arg::ints(st);
+        s->args[3] = Arg::integer(off);
+        *out = ModelTensor{sz, st, off, in.dtype};
+        if (op == OpId::kAsStrided_) *result = 4;
+        return true;
+      }
+      case OpId::kSelect:
+      case OpId::kUnbind: {
+        int nonempty[kMaxRank];
+        int m = 0;
+        for (int k = 0; k < r; ++k)
+          if (in.sizes[k] > 0) nonempty[m++] = k;
+        int d = m ? nonempty[pk.below(m)] : 0;
+        int64_t size = r ? in.sizes[d] : 0;
+        int64_t idx = pk.below(size);
+        int64_t dim = wrap(d, r);
+        int64_t idx_arg = op == OpId::kSelect && edge && pk.one_in(4) ? idx - size : idx;
+        if (*invalid) {
+          if (bad == 0) dim = r;
+          else idx_arg = bad == 1 ? size : -size - 1;
+        } else {
+          out->offset += idx * in.strides[d];
+          erase_at(out->sizes, d);
+          erase_at(out->strides, d);
+        }
+        s->args[1] = Arg::integer(dim);
+        s->args[2] = Arg::integer(idx_arg);
+        return true;
+      }
+      case OpId::kSlice:
+      case OpId::kNarrow: {
+        int d = static_cast<int>(pk.below(r));
+        int64_t size = in.sizes[d];
+        int64_t start = pk.below(size + 1);
+        int64_t len = pk.below(size - start + 1);
+        int64_t step = op == OpId::kSlice ? 1 + pk.below(3) : 1;
+        int64_t dim = wrap(d, r);
+        int64_t start_arg = edge && start < size && pk.one_in(4) ? start - size : start;
+        int64_t end_arg = start + len;
+        if (op == OpId::kSlice && edge && pk.one_in(4)) end_arg = kI64Max;
+        if (*invalid) {
+          if (bad == 0) dim = -r - 1;
+          else if (op == OpId::kSlice) step = bad == 1 ? 0 : -1;
+          else len = size - start + 1;
+        } else {
+          int64_t end = std::min(end_arg, size);
+          int64_t n = op == OpId::kSlice ? (end - start + step - 1) / step : len;
+          out->offset += start * in.strides[d];
+          out->sizes.v[d] = std::max<int64_t>(n, 0);
+          out->strides.v[d] *= step;
+        }
+        s->args[1] = Arg::integer(dim);
+        s->args[2] = Arg::integer(start_arg);
+        if (op == OpId::kSlice) {
+          s->args[3] = Arg::integer(end_arg);
+          s->args[4] = Arg::integer(step);
+        } else {
+          s->args[3] = Arg::integer(len);
+        }
+        return true;
+      }
+      case OpId::kTranspose:
+      case OpId::kTranspose_: {
+        int d0 = static_cast<int>(pk.below(R)), d1 = static_cast<int>(pk.below(R));
+        int64_t a0 = wrap(d0, R), a1 = wrap(d1, R);
+        if (*invalid) {
+          if (bad == 0) a0 = R;
+          else a1 = -R - 1;
+        } else if (r > 0) {
+          std::swap(out->sizes.v[d0], out->sizes.v[d1]);
+          std::swap(out->strides.v[d0], out->strides.v[d1]);
+        }
+        s->args[1] = Arg::integer(a0);
+        s->args[2] = Arg::integer(a1);
+        if (op == OpId::kTranspose_) *result = 4;
+        return true;
+      }
+      case OpId::kT:
+      case OpId::kT_:
+        if (!*invalid && r == 2) {
+          std::swap(out->sizes.v[0], out->sizes.v[1]);
+          std::swap(out->strides.v[0], out->strides.v[1]);
+        }
+        if (op == OpId::kT_) *result = 4;
+        return true;
+      case OpId::kPermute: {
+        IntList perm;
+        for (int k = 0; k < r; ++k) push(perm, k);
+        for (int k = r - 1; k > 0; --k) std::swap(perm.v[k], perm.v[pk.below(k + 1)]);
+        for (int k = 0; k < r; ++k) {
+          out->sizes.v[k] = in.sizes[perm[k]];
+          out->strides.v[k] = in.strides[perm[k]];
+        }
+        if (edge && r > 0 && pk.one_in(3)) perm.v[0] -= r;
+        if (*invalid) {
+          if (r >= 2 && bad != 0) perm.v[1] = perm[0];
+          else if (r >= 1) perm.n -= 1;
+          else push(perm, 0);
+        }
+        s->args[1] = Arg::ints(perm);
+        return true;
+      }
+      case OpId::kMovedim: {
+        int src = static_cast<int>(pk.below(R)), dst = static_cast<int>(pk.below(R));
+        int64_t a0 = wrap(src, R), a1 = wrap(dst, R);
+        if (*invalid) {
+          if (bad == 0) a0 = R;
+          else a1 = -R - 1;
+        } else if (r > 0) {
+          int64_t sz = in.sizes[src], st = in.strides[src];
+          erase_at(out->sizes, src);
+          erase_at(out->strides, src);
+          insert_at(out->sizes, dst, sz);
+          insert_at(out->strides, dst, st);
+        }
+        s->args[1] = Arg::integer(a0);
+        s->args[2] = Arg::integer(a1);
+        return true;
+      }
+      case OpId::kExpand: {
+        int lead = static_cast<int>(pk.below(std::min(3, kMaxRank - r + 1)));
+        IntList ns, st;
+        for (int k = 0; k < lead; ++k) {
+          push(ns, small_size(pk, 3, edge));
+          push(st, 0);
+        }
+        for (int k = 0; k < r; ++k) {
+          int64_t x = in.sizes[k], y = in.strides[k];
+          if (x == 1) {
+            x = small_size(pk, 3, edge);
+            if (x != 1) y = 0;
+          }
+          push(ns, x);
+          push(st, y);
+        }
+        if (numel(ns) > view_cap_) {  // keep expanded tensors small
+          for (int k = 0; k < lead; ++k) ns.v[k] = 1;
+          for (int k = 0; k < r; ++k) {
+            ns.v[lead + k] = in.sizes[k];
+            st.v[lead + k] = in.strides[k];
+          }
+        }
+        out->sizes = ns;
+        out->strides = st;
+        IntList arg = ns;
+        for (int k = lead; k < ns.size(); ++k)
+          if (edge && ns[k] == in.sizes[k - lead] && pk.one_in(4)) arg.v[k] = -1;
+        if (*invalid) {
+          int big = -1;
+          for (int k = 0; k < r; ++k)
+            if (in.sizes[k] != 1) big = lead + k;
+          if (big >= 0 && bad != 0) arg.v[big] = in.sizes[big - lead] + 1;
+          else if (lead > 0) arg.v[0] = -1;
+          else if (r > 0) arg.n -= 1;
+          else push(arg, -2);
+        }
+        s->args[1] = Arg::ints(arg);
+        return true;
+      }
+      case OpId::kUnsqueeze:
+      case OpId::kUnsqueeze_: {
+        int d = static_cast<int>(pk.below(r + 1));
+        int64_t a = wrap(d, r + 1);
+        if (*invalid) {
+          a = bad == 0 ? r + 1 : -r - 2;
+        } else {
+          insert_at(out->sizes, d, 1);
+          insert_at(out->strides, d, d < r ? in.sizes[d] * in.strides[d] : 1);
+        }
+        s->args[1] = Arg::integer(a);
+        if (op == OpId::kUnsqueeze_) *result = 4;
+        return true;
+      }
+      case OpId::kSqueeze:
+      case OpId::kSqueeze_: {
+        // Prefer a size-1 dim so that squeeze does something.
+        int d = static_cast<int>(pk.below(R));
+        for (int k = 0; k < r; ++k)
+          if (in.sizes[(d + k) % r] == 1 && !pk.one_in(3)) {
+            d = (d + k) % r;
+            break;
+          }
+        int64_t a = wrap(d, R);
+        if (*invalid) {
+          a = bad == 0 ? R : -R - 1;
+        } else if (r > 0 && in.sizes[d] == 1) {
+          erase_at(out->sizes, d);
+          erase_at(out->strides, d);
+        }
+        s->args[1] = Arg::integer(a);
+        if (op == OpId::kSqueeze_) *result = 4;
+        return true;
+      }
+      case OpId::kFlatten: {
+        int a = static_cast<int>(pk.below(R)), b = static_cast<int>(pk.below(R));
+        if (a > b) std::swap(a, b);
+        int64_t a0 = wrap(a, R), a1 = wrap(b, R);
+        if (*invalid) {
+          if (bad != 0 && R >= 2 && a != b) std::swap(a0, a1);
+          else a1 = R;
+        } else if (r == 0) {
+          out->sizes = IntList{1};
+          out->strides = IntList{1};
+        } else if (a == b) {
+          *result = 1;
+        } else {
+          IntList ns;
+          for (int k = 0; k < a; ++k) push(ns, in.sizes[k]);
+          int64_t m = 1;
+          for (int k = a; k <= b; ++k) m *= in.sizes[k];
+          push(ns, m);
+          for (int k = b + 1; k < r; ++k) push(ns, in.sizes[k]);
+          IntList st;
+          if (!view_strides(in.sizes, in.strides, ns, &st)) *result = 3;
+          out->sizes = ns;
+          out->strides = st;
+        }
+        s->args[1] = Arg::integer(a0);
+        s->args[2] = Arg::integer(a1);
+        return true;
+      }
+      case OpId::kUnflatten: {
+        int d = static_cast<int>(pk.below(r));
+        int64_t size = in.sizes[d];
+        int parts = 1 + static_cast<int>(pk.below(std::min(3, kMaxRank - r + 1)));
+        IntList ps = reshape_candidate(pk, size, parts);
+        if (ps.size() + r - 1 > kMaxRank) ps = IntList{size};
+        IntList arg = ps;
+        if (edge && size > 0 && pk.one_in(3)) arg.v[pk.below(arg.size())] = -1;
+        if (*invalid) {
+          arg = bad == 0 ? IntList{} : IntList{size + 1};
+        } else {
+          IntList ns, st;
+          for (int k = 0; k < d; ++k) {
+            push(ns, in.sizes[k]);
+            push(st, in.strides[k]);
+          }
+          int64_t acc = in.strides[d];
+          IntList pst;
+          pst.n = ps.n;
+          for (int k = ps.size() - 1; k >= 0; --k) {
+            pst.v[k] = acc;
+            acc *= ps[k];
+          }
+          for (int k = 0; k < ps.size(); ++k) {
+            push(ns, ps[k]);
+            push(st, pst[k]);
+          }
+          for (int k = d + 1; k < r; ++k) {
+            push(ns, in.sizes[k]);
+            push(st, in.strides[k]);
+          }
+          out->sizes = ns;
+          out->strides = st;
+        }
+        s->args[1] = Arg::integer(wrap(d, r));
+        s->args[2] = Arg::ints(arg);
+        return true;
+      }
+      case OpId::kDiagonal: {
+        int d1 = static_cast<int>(pk.below(r));
+        int d2 = static_cast<int>(pk.below(r - 1));
+        if (d2 >= d1) ++d2;
+        int64_t s1 = in.sizes[d1], s2 = in.sizes[d2];
+        int64_t off = pk.in(-s1, s2);
+        if (edge && pk.one_in(8)) off = pk.below(2) ? kI64Max / 2 : -(kI64Max / 2);
+        int64_t a1 = wrap(d1, r), a2 = wrap(d2, r);
+        if (*invalid) {
+          if (bad == 0) a2 = a1;
+          else a1 = r;
+        } else {
+          int64_t len = off >= 0 ? std::min(s1, s2 - std::min(off, s2))
+                                 : std::min(s1 - std::min(-off, s1), s2);
+          len = std::max<int64_t>(len, 0);
+          if (len > 0) out->offset += off >= 0 ? off * in.strides[d2] : -off * in.strides[d1];
+          int64_t dst = in.strides[d1] + in.strides[d2];
+          int hi = std::max(d1, d2), lo = std::min(d1, d2);
+          erase_at(out->sizes, hi);
+          erase_at(out->strides, hi);
+          erase_at(out->sizes, lo);
+          erase_at(out->strides, lo);
+          push(out->sizes, len);
+          push(out->strides, dst);
+        }
+        s->args[1] = Arg::integer(off);
+        s->args[2] = Arg::integer(a1);
+        s->args[3] = Arg::integer(a2);
+        return true;
+      }
+      case OpId::kUnfold: {
+        int d = static_cast<int>(pk.below(R));
+        int64_t size = r ? in.sizes[d] : 1;
+        int64_t win = size == 0 ? 0 : 1 + pk.below(size);
+        int64_t step = 1 + pk.below(3);
+        int64_t windows = (size - win) / step + 1;
+        if (numel(in.sizes) / std::max<int64_t>(size, 1) * windows * win > view_cap_) {
+          win = size;
+          windows = 1;
+        }
+        int64_t a = wrap(d, R);
+        if (*invalid) {
+          if (bad == 0) win = size + 1;
+          else step = bad == 1 ? 0 : -1;
+        } else if (r == 0) {
+          out->sizes = IntList{win};
+          out->strides = IntList{1};
+        } else {
+          int64_t st = in.strides[d];
+          out->sizes.v[d] = windows;
+          out->strides.v[d] = st * step;
+          push(out->sizes, win);
+          push(out->strides, st);
+        }
+        s->args[1] = Arg::integer(a);
+        s->args[2] = Arg::integer(win);
+        s->args[3] = Arg::integer(step);
+        return true;
+      }
+      case OpId::kSplit:
+      case OpId::kChunk: {
+        int d = static_cast<int>(pk.below(r));
+        int64_t size = in.sizes[d];
+        int64_t split, count, arg;
+        if (op == OpId::kSplit) {
+          split = 1 + pk.below(std::max<int64_t>(size, 1));
+          count = size == 0 ? 1 : (size + split - 1) / split;
+          arg = split;
+        } else {
+          int64_t chunks = 1 + pk.below(std::max<int64_t>(size, 1) + 1);
+          split = (size + chunks - 1) / chunks;
+          count = size == 0 ? chunks : (size + split - 1) / split;
+          arg = chunks;
+        }
+        int64_t idx = pk.below(count);
+        if (*invalid) {
+          if (bad == 0) idx = count;
+          else if (op == OpId::kChunk) arg = bad == 1 ? 0 : -1;
+          else arg = size > 0 && bad == 1 ? 0 : -1;
+        } else {
+          out->sizes.v[d] = std::min(split, size - idx * split);
+          if (size == 0) out->sizes.v[d] = 0;
+          out->offset += idx * split * in.strides[d];
+        }
+        s->args[1] = Arg::integer(arg);
+        s->args[2] = Arg::integer(wrap(d, r));
+        s->args[3] = Arg::integer(idx);
+        return true;
+      }
+      case OpId::kAlias:
+      case OpId::kDetach:
+        *invalid = false;
+        return true;
+      case OpId::kAdd_:
+      case OpId::kMul_:
+      case OpId::kFill_: {
+        ScalarUse use = op == OpId::kFill_ ? ScalarUse::kFill : ScalarUse::kArith;
+        ScalarLit x = valid_scalar(in.dtype, use, pk, edge);
+        if (*invalid && !has_write_overlap(in)) {
+          if (op == OpId::kFill_) bad_fill_scalar(in.dtype, pk, &x);
+          else bad_arith_scalar(in.dtype, &x);
+        }
+        s->args[1] = Arg::scalar_arg(x);
+        *result = 5;
+        return true;
+      }
+      case OpId::kZero_:
+        *result = 5;
+        return true;
+      case OpId::kCopy_: {
+        VarId src = kNoVar;
+        if (*invalid && !has_write_overlap(in)) {
+          // Case 2) a source that does not broadcast to the destination.
+          int n = 0;
+          for (VarId u : live_)
+            if (!broadcasts_to(model(u).sizes, in.sizes)) ++n;
+          if (n > 0) {
+            int want = static_cast<int>(c.var2 % n);
+            for (VarId u : live_)
+              if (!broadcasts_to(model(u).sizes, in.sizes) && want-- == 0) src = u;
+          } else {
+            *invalid = false;
+          }
+        }
+        if (src == kNoVar) {
+          int n = 0;
+          auto fits = [&](VarId u) {
+            return u == v || (broadcasts_to(model(u).sizes, in.sizes) && storage_of(u) != storage_of(v));
+          };
+          for (VarId u : live_)
+            if (fits(u)) ++n;
+          int want = static_cast<int>(c.var2 % n);
+          for (VarId u : live_)
+            if (fits(u) && want-- == 0) src = u;
+        }
+        s->args[1] = Arg::variable(src);
+        *result = 5;
+        return true;
+      }
+      case OpId::kResize_: {
+        IntList ns = shape_from_picks(pk, cfg_.max_rank, cfg_.max_numel, edge);
+        if (*invalid) {
+          if (ns.size() == 0) push(ns, 1);
+          ns.v[pk.below(ns.size())] = -1 - pk.below(2);
+        } else {
+          out->sizes = ns;
+          out->strides = contiguous_strides(ns);
+        }
+        s->args[1] = Arg::ints(ns);
+        *result = 4;
+        return true;
+      }
+      case OpId::kAdd:
+      case OpId::kMul: {
+        ScalarLit x = valid_scalar(in.dtype, ScalarUse::kCompute, pk, edge);
+        *invalid = false;
+        if (x.kind == ScalarLit::Kind::kFloat && !is_float(in.dtype)) out->dtype = DTypeArg::kF32;
+        if (x.kind == ScalarLit::Kind::kInt && in.dtype == DTypeArg::kBool) out->dtype = DTypeArg::kI64;
+        s->args[1] = Arg::scalar_arg(x);
+        *result = is_dense(in) ? 2 : 3;
+        return true;
+      }
+      case OpId::kClone:
+        *invalid = false;
+        *result = is_dense(in) ? 2 : 3;
+        return true;
+      case OpId::kContiguous:
+        *invalid = false;
+        *result = is_contiguous(in) ? 1 : 3;
+        return true;
+      case OpId::kDrop:
+        *invalid = false;
+        *result = 5;
+        live_.erase(std::find(live_.begin(), live_.end(), v));
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /// A view chain: a factory first, then views of the latest result.
+  void chain_step(const StepChoice& c) {
+    if (live_.empty() || ops_.empty()) {
+      factory(factories_[c.op % factories_.size()], c, false);
+      return;
+    }
+    VarId last = live_.back();
+    for (size_t k = 0; k < ops_.size(); ++k) {
+      OpId op = ops_[(c.op + k) % ops_.size()];
+      Pred valid_pred, bad_pred;
+      preds(op, &valid_pred, &bad_pred);
+      if (!valid_pred(model(last))) continue;
+      // Make `last` the only live variable the op may pick.
+      std::vector<VarId> saved = live_;
+      live_.assign(1, last);
+      bool done = unary(op, c, false);
+      std::vector<VarId> added(live_.begin() + 1, live_.end());
+      live_ = saved;
+      live_.insert(live_.end(), added.begin(), added.end());
+      if (done) return;
+    }
+  }
+
+  const GenConfig& cfg_;
+  std::vector<StepTrace>* trace_;
+  bool chain_;
+  std::vector<OpId> ops_;
+  std::vector<OpId> factories_;
+  int64_t view_cap_;
+  int max_rank_;
+  Program p_;
+  std::vector<int> obj_of_;  // per variable: its object, -1 when never usable
+  std::vector<Obj> objs_;
+  std::vector<int64_t> storage_bytes_;
+  std::vector<VarId> live_;  // usable variables, in order of definition
+};
+
+Program build(const std::vector<StepChoice>& choices, const GenConfig& cfg,
+              std::vector<StepTrace>* trace, bool chain) {
+  Builder b(cfg, trace, chain);
+  int n = std::max<int>(cfg.min_steps, static_cast<int>(choices.size()));
+  n = std::min(n, std::max(cfg.max_steps, 0));
+  static const StepChoice kDefault{};
+  for (int k = 0; k < n; ++k) b.step(k < static_cast<int>(choices.size()) ? choices[k] : kDefault);
+  return b.take();
+}
+
+rc::Gen<std::vector<StepChoice>> gen_choices(const GenConfig& cfg) {
+  double scale = std::max(1, cfg.max_steps) / 100.0 * 1.5;
+  return rc::gen::scale(scale, rc::gen::container<std::vector<StepChoice>>(gen_step_choice(cfg)));
+}
+
+}  // namespace
+}  // namespace detail
+
+rc::Gen<StepChoice> gen_step_choice(const GenConfig& cfg) {
+  (void)cfg;
+  // Fixed size: choices are reduced modulo their ranges, so they are drawn
+  // from the whole range whatever the size; only the number of steps grows.
+  return rc::gen::resize(rc::kNominalSize, rc::gen::apply(
+      [](uint16_t op, uint16_t var, uint16_t var2, uint16_t roll,
+         std::array<uint16_t, kStepPicks> picks, int64_t seed) {
+        StepChoice c;
+        c.op = op;
+        c.var = var;
+        c.var2 = var2;
+        c.invalid = roll;
+        c.picks = picks;
+        c.seed = seed;
+        return c;
+      },
+      rc::gen::inRange<uint16_t>(0, 60000), rc::gen::arbitrary<uint16_t>(),
+      rc::gen::arbitrary<uint16_t>(),
+      // roll >= 1000 - invalid_per_mille makes the step invalid; shrinking goes to 0, valid.
+      rc::gen::inRange<uint16_t>(0, 1000),
+      rc::gen::container<std::array<uint16_t, kStepPicks>>(rc::gen::arbitrary<uint16_t>()),
+      rc::gen::inRange<int64_t>(0, 1 << 30)));
+}
+
+Program build_program(const std::vector<StepChoice>& choices, const GenConfig& cfg,
+                      std::vector<StepTrace>* trace) {
+  return detail::build(choices, cfg, trace, false);
+}
+
+rc::Gen<Program> gen_program(const GenConfig& cfg) {
+  return rc::gen::map(detail::gen_choices(cfg),
+                      [cfg](const std::vector<StepChoice>& cs) { return build_program(cs, cfg); });
+}
+
+rc::Gen<DTypeArg> gen_dtype() {
+  return rc::gen::element(DTypeArg::kF32, DTypeArg::kF64, DTypeArg::kI32, DTypeArg::kI64,
+                          DTypeArg::kU8, DTypeArg::kBool);
+}
+
+rc::Gen<IntList> gen_shape(int max_rank, int64_t max_numel) {
+  return rc::gen::map(
+      rc::gen::container<std::array<uint16_t, kStepPicks>>(rc::gen::arbitrary<uint16_t>()),
+      [max_rank, max_numel](const std::array<uint16_t, kStepPicks>& picks) {
+        StepChoice c;
+        c.picks = picks;
+        detail::Picker pk(c);
+        return detail::shape_from_picks(pk, max_rank, max_numel, true);
+      });
+}
+
+Program build_view_chain(const std::vector<StepChoice>& choices, const GenConfig& cfg) {
+  return detail::build(choices, cfg, nullptr, true);
+}
+
+rc::Gen<Program> gen_view_chain(const GenConfig& cfg) {
+  return rc::gen::map(detail::gen_choices(cfg), [cfg](const std::vector<StepChoice>& cs) {
+    return build_view_chain(cs, cfg);
+  });
+}
+
+}  // namespace storcheck

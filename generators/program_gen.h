@@ -1,0 +1,111 @@
+// RapidCheck generators of op programs (program/ir.h) that mostly stay valid.
+//
+// A program is drawn as a list of small per-step choice records (StepChoice)
+// and then turned into a Program by a deterministic builder that keeps a
+// light metadata model of every live variable (sizes, strides, offset, dtype,
+// storage bytes) with its own shape rules for each op of ops.def. RapidCheck
+// shrinks the choice list (drops steps, moves choices toward 0), and the
+// builder maps every shrunk list to a well-formed program again.
+//
+// Invariant: every Program returned here passes validate_program with the
+// default Limits: each variable is defined once before use and not used after
+// `drop`, each argument has its signature's kind, each list is at most
+// kMaxRank long, and each factory stays within max_tensor_bytes. Steps may
+// still fail at run time: with probability invalid_per_mille/1000 a step gets
+// a deliberately bad argument, and the model is approximate. See
+// Note [Choice records] in program_gen.cpp.
+//
+//   GenConfig cfg;
+//   cfg.ops = ops_in({OpCategory::kFactory, OpCategory::kView});
+//   rc::check([&] {
+//     Program p = *gen_program(cfg);
+//     RC_ASSERT(run_and_compare(p));
+//   });
+#pragma once
+
+#include <array>
+#include <bitset>
+#include <cstdint>
+#include <initializer_list>
+#include <iosfwd>
+#include <vector>
+
+#include <rapidcheck.h>
+
+#include "program/ir.h"
+
+namespace storcheck {
+
+/// A set of ops, indexed by OpId.
+using OpSet = std::bitset<kNumOps>;
+
+/// Every op of ops.def.
+OpSet all_ops();
+/// The ops whose category is one of `cats`, e.g. ops_in({OpCategory::kView}).
+OpSet ops_in(std::initializer_list<OpCategory> cats);
+
+/// What programs gen_program draws.
+struct GenConfig {
+  int max_steps = 16;            ///< steps per program, at most
+  int min_steps = 1;             ///< steps per program, at least
+  int max_rank = 4;              ///< rank of factory shapes and as_strided/resize_ sizes (<= kMaxRank)
+  int64_t max_numel = 64;        ///< elements of factory and resize_ tensors
+  int invalid_per_mille = 50;    ///< share of deliberately invalid steps, 0..1000
+  OpSet ops = all_ops();         ///< ops to draw; with no factory in it, arange seeds tensors
+  bool edge_values = true;       ///< size-0 dims, negative dims and indices, nan/inf/-0.0, huge ints
+};
+
+/// Number of small choices per step record.
+inline constexpr int kStepPicks = 16;
+
+/// The random choices behind one step; every field means "simplest" at 0.
+struct StepChoice {
+  uint16_t op = 0;       ///< index into the enabled ops, modulo their count
+  uint16_t var = 0;      ///< first tensor operand: index into the eligible live variables
+  uint16_t var2 = 0;     ///< second tensor operand (copy_ source)
+  uint16_t invalid = 0;  ///< the step is deliberately invalid when >= 1000 - invalid_per_mille
+  std::array<uint16_t, kStepPicks> picks{};  ///< dims, sizes, indices, scalars, dtypes, in op order
+  int64_t seed = 0;      ///< the seed argument of `rand`
+  bool operator==(const StepChoice& o) const;
+};
+
+/// The generator's metadata model of one tensor (approximate, see program_gen.cpp).
+struct ModelTensor {
+  IntList sizes;
+  IntList strides;
+  int64_t offset = 0;
+  DTypeArg dtype = DTypeArg::kF32;
+};
+
+/// What the builder decided for one step (for tests of the generator itself).
+struct StepTrace {
+  bool invalid = false;    ///< the builder made this step deliberately invalid
+  bool has_input = false;  ///< the step reads a tensor variable (its first one)
+  ModelTensor input;       ///< the model of that variable before the step
+};
+
+/// Draws one step's choice record; `invalid` respects cfg.invalid_per_mille.
+rc::Gen<StepChoice> gen_step_choice(const GenConfig& cfg);
+/// Maps choice records to a well-formed program over t0, t1, ... (deterministic).
+/// Fewer than cfg.min_steps records are padded with StepChoice{}; records past
+/// cfg.max_steps are ignored. `trace`, when given, gets one entry per step.
+Program build_program(const std::vector<StepChoice>& choices, const GenConfig& cfg,
+                      std::vector<StepTrace>* trace = nullptr);
+/// Programs of cfg.min_steps..cfg.max_steps steps over cfg.ops; shrinks by steps.
+rc::Gen<Program> gen_program(const GenConfig& cfg);
+
+/// A dtype of the language; shrinks toward f32.
+rc::Gen<DTypeArg> gen_dtype();
+/// Sizes of rank 0..max_rank with at most max_numel elements (size-0 dims included).
+rc::Gen<IntList> gen_shape(int max_rank, int64_t max_numel);
+/// Maps choice records to a factory followed by a chain of view ops, each
+/// applied to the previous result and valid for it under the model.
+Program build_view_chain(const std::vector<StepChoice>& choices, const GenConfig& cfg);
+/// A factory then a chain of valid views (cfg.ops restricts which views; the
+/// config's invalid_per_mille is ignored).
+rc::Gen<Program> gen_view_chain(const GenConfig& cfg);
+
+/// RapidCheck counterexample printing: the program text.
+void showValue(const Program& p, std::ostream& os);
+
+}  // namespace storcheck

@@ -1,0 +1,363 @@
+#include "harness/gate.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "harness/properties.h"
+#include "impl/fault.h"
+#include "oracles/known_divergences.h"
+#include "oracles/runner.h"
+#include "program/text_format.h"
+
+namespace storcheck {
+
+bool activate_fault(const std::string& name, std::string* error) {
+  if (name.empty()) return true;
+  Fault f;
+  if (!parse_fault(name, &f)) {
+    *error = "unknown fault '" + name + "' (known: transpose_square_strides)";
+    return false;
+  }
+  if (!fault_injection_available()) {
+    *error = "this build has no fault injection (configure with -DSTORCHECK_FAULT_INJECTION=ON)";
+    return false;
+  }
+  set_active_fault(f);
+  return true;
+}
+
+bool read_program_file(const std::string& path, const Limits& limits, Program* program,
+                       std::string* text, std::string* error) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    *error = path + ": cannot open: " + std::strerror(errno);
+    return false;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    *error = path + ": is a directory, expected a program file";
+    return false;
+  }
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    *error = path + ": cannot open: " + std::strerror(errno);
+    return false;
+  }
+  std::string buf(static_cast<size_t>(limits.max_input_bytes) + 1, '\0');
+  f.read(&buf[0], static_cast<std::streamsize>(buf.size()));
+  buf.resize(static_cast<size_t>(f.gcount()));
+  if (static_cast<int64_t>(buf.size()) > limits.max_input_bytes) {
+    *error = path + ": file is larger than max_input_bytes " +
+             std::to_string(limits.max_input_bytes);
+    return false;
+  }
+  ParseResult r = parse_program(buf, limits);
+  if (!r.ok()) {
+    *error = path + ":" + (r.error.line > 0 ? std::to_string(r.error.line) + ":" : "") + " " +
+             r.error.message;
+    return false;
+  }
+  *program = std::move(r.program);
+  if (text) *text = std::move(buf);
+  return true;
+}
+
+namespace {
+
+std::string header_value(const std::string& text, const std::string& key) {
+  std::istringstream in(text);
+  std::string line;
+  std::string prefix = "# " + key + ":";
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) == 0) {
+      std::string v = line.substr(prefix.size());
+      v.erase(0, v.find_first_not_of(" \t"));
+      while (!v.empty() && (v.back() == ' ' || v.back() == '\r')) v.pop_back();
+      return v;
+    }
+  }
+  return "";
+}
+
+std::vector<std::string> list_programs(const std::string& dir) {
+  std::vector<std::string> files;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return files;
+  while (dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n.size() > 3 && n.substr(n.size() - 3) == ".sc") files.push_back(dir + "/" + n);
+  }
+  ::closedir(d);
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '&': o += "&amp;"; break;
+      case '"': o += "&quot;"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') o += '?';
+        else o += c;
+    }
+  }
+  return o;
+}
+
+struct CaseRow {
+  std::string name;
+  std::string status;  // pass, FAIL, skip, xfail, XPASS
+  int64_t programs = 0, steps = 0;
+  double seconds = 0;
+  std::string detail;
+};
+
+char fmt_buf[256];
+const char* fmt_row(const CaseRow& r) {
+  double rate = r.seconds > 0 ? static_cast<double>(r.programs) / r.seconds : 0;
+  std::snprintf(fmt_buf, sizeof fmt_buf, "%-28s %-6s %9lld %10lld %8.2f %12.0f", r.name.c_str(),
+                r.status.c_str(), static_cast<long long>(r.programs),
+                static_cast<long long>(r.steps), r.seconds, rate);
+  return fmt_buf;
+}
+
+uint64_t property_seed(uint64_t seed, std::string_view name) {
+  uint64_t h = seed ^ 0x9E3779B97F4A7C15ull;
+  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+}  // namespace
+
+int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
+  std::string ferr;
+  if (!activate_fault(opt.plant_fault, &ferr)) {
+    err << "storcheck gate: --plant-fault: " << ferr << "\n";
+    return 2;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<CaseRow> rows;
+  bool failed = false;
+  BackendSet main_backends = BackendSet::make();
+  out << "storcheck gate: seed " << opt.seed << ", budget " << opt.budget_seconds << " s, "
+      << main_backends.all().size() << " backends (reference"
+      << (main_backends.torch_cpu ? ", torch_cpu " + torch_version() : "") << ")"
+      << (opt.plant_fault.empty() ? "" : ", planted fault " + opt.plant_fault) << "\n";
+
+  // 1) Replay every regression file.
+  std::string reg_dir = opt.corpus_dir + "/regressions";
+  std::vector<std::string> files = list_programs(reg_dir);
+  {
+    Runner runner(main_backends.all(), opt.limits);
+    for (const std::string& path : files) {
+      CaseRow row;
+      row.name = "regression/" + path.substr(reg_dir.size() + 1);
+      Program p;
+      std::string text, e;
+      auto s0 = std::chrono::steady_clock::now();
+      if (!read_program_file(path, opt.limits, &p, &text, &e)) {
+        err << "storcheck gate: " << e << "\n";
+        return 2;
+      }
+      RunReport rep = runner.run(p);
+      row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
+      row.programs = 1;
+      row.steps = rep.steps_run;
+      std::string known = header_value(text, "known");
+      const KnownDivergence* kd = known.empty() ? nullptr : find_known_divergence(known);
+      bool expected = kd && main_backends.torch_cpu && kd->applies_to(torch_version());
+      if (rep.diverged && expected) {
+        row.status = "xfail";
+        row.detail = "known divergence " + known + ": " + std::string(kd->reason);
+      } else if (rep.diverged) {
+        row.status = "FAIL";
+        row.detail = rep.divergence.to_string(p) + "\n  reproduce: storcheck repro " + path;
+        failed = true;
+      } else if (expected) {
+        row.status = "XPASS";
+        row.detail = "known divergence " + known +
+                     " no longer reproduces: update oracles/known_divergences.cpp";
+        failed = true;
+      } else {
+        row.status = "pass";
+      }
+      rows.push_back(row);
+    }
+  }
+
+  // 2) Every property, fixed seeds, on `jobs` worker threads.
+  const std::vector<Property>& props = properties();
+  std::vector<CheckResult> results(props.size());
+  std::atomic<size_t> next{0};
+  int jobs = std::max(1, opt.jobs);
+  double per_prop_budget = opt.budget_seconds > 0
+                               ? opt.budget_seconds * jobs / static_cast<double>(props.size())
+                               : 0;
+  auto worker = [&] {
+    BackendSet backends = BackendSet::make();
+    for (size_t i; (i = next++) < props.size();) {
+      CheckOptions co;
+      co.seed = property_seed(opt.seed, props[i].name);
+      co.programs = opt.programs > 0 ? opt.programs : kDefaultGatePrograms;
+      co.budget_seconds = per_prop_budget;
+      co.shrink = opt.shrink;
+      co.findings_dir = opt.findings_dir;
+      co.limits = opt.limits;
+      results[i] = check_property(props[i], co, backends);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  std::vector<const CheckResult*> failures;
+  for (const CheckResult& r : results) {
+    CaseRow row;
+    row.name = r.property;
+    row.programs = r.programs;
+    row.steps = r.steps;
+    row.seconds = r.seconds;
+    if (r.skipped) {
+      row.status = "skip";
+      row.detail = r.skip_reason;
+    } else if (!r.passed) {
+      row.status = "FAIL";
+      failed = true;
+      failures.push_back(&r);
+      row.detail = r.failure_text;
+    } else {
+      row.status = r.budget_exhausted ? "pass*" : "pass";
+      if (r.budget_exhausted)
+        row.detail = "time budget reached after " + std::to_string(r.programs) + " programs";
+    }
+    rows.push_back(row);
+  }
+  double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  // 3) Report.
+  out << "\n" << "property                     result  programs      steps  seconds   programs/s\n";
+  int64_t all_programs = 0, all_steps = 0;
+  for (const CaseRow& r : rows) {
+    out << fmt_row(r) << "\n";
+    if (!r.detail.empty()) out << "    " << r.detail << "\n";
+    all_programs += r.programs;
+    all_steps += r.steps;
+  }
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "\ntotal: %lld programs, %lld steps checked in %.1f s (%.0f programs/s, %.0f "
+                "steps/s, %d jobs)\n",
+                static_cast<long long>(all_programs), static_cast<long long>(all_steps), total,
+                total > 0 ? all_programs / total : 0.0, total > 0 ? all_steps / total : 0.0, jobs);
+  out << line;
+  for (const CheckResult* r : failures) {
+    out << "\nFAILED " << r->property << " (seed " << r->seed << ", program " << r->failing_program
+        << "), shrunk to " << r->counterexample.steps.size() << " steps:\n";
+    out << print_program(r->counterexample);
+    out << "divergence: " << r->failure_text << "\n";
+    if (!r->reproducer_path.empty())
+      out << "reproduce: storcheck repro " << r->reproducer_path
+          << (opt.plant_fault.empty() ? "" : " --plant-fault " + opt.plant_fault) << "\n";
+  }
+  out << (failed ? "gate: FAILED\n" : "gate: passed\n");
+
+  if (!opt.junit_path.empty()) {
+    std::ostringstream x;
+    int nfail = 0, nskip = 0;
+    for (const CaseRow& r : rows) {
+      nfail += r.status == "FAIL" || r.status == "XPASS";
+      nskip += r.status == "skip";
+    }
+    x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"storcheck."
+         "gate\" tests=\""
+      << rows.size() << "\" failures=\"" << nfail << "\" skipped=\"" << nskip << "\" time=\""
+      << total << "\">\n";
+    for (const CaseRow& r : rows) {
+      x << "  <testcase classname=\"storcheck\" name=\"" << xml_escape(r.name) << "\" time=\""
+        << r.seconds << "\">";
+      if (r.status == "FAIL" || r.status == "XPASS")
+        x << "<failure message=\"" << xml_escape(r.detail) << "\"/>";
+      else if (r.status == "skip")
+        x << "<skipped message=\"" << xml_escape(r.detail) << "\"/>";
+      x << "</testcase>\n";
+    }
+    x << "</testsuite>\n</testsuites>\n";
+    std::string dir, name = opt.junit_path;
+    size_t slash = name.rfind('/');
+    if (slash != std::string::npos) {
+      dir = name.substr(0, slash);
+      name = name.substr(slash + 1);
+    }
+    std::string e;
+    if (write_file_atomic(dir, name, x.str(), &e).empty()) {
+      err << "storcheck gate: --junit: " << e << "\n";
+      return 2;
+    }
+  }
+  return failed ? 1 : 0;
+}
+
+int run_check(const CheckCommandOptions& opt, std::ostream& out, std::ostream& err) {
+  const Property* prop = find_property(opt.property);
+  if (!prop) {
+    err << "storcheck check: unknown property '" << opt.property << "' (known:";
+    for (const Property& p : properties()) err << " " << p.name;
+    err << ")\n";
+    return 2;
+  }
+  std::string ferr;
+  if (!activate_fault(opt.plant_fault, &ferr)) {
+    err << "storcheck check: --plant-fault: " << ferr << "\n";
+    return 2;
+  }
+  BackendSet backends = BackendSet::make();
+  CheckOptions co;
+  co.seed = opt.seed;
+  co.programs = opt.programs;
+  co.max_size = opt.max_size;
+  co.budget_seconds = opt.budget_seconds;
+  co.shrink = opt.shrink;
+  co.findings_dir = opt.findings_dir;
+  co.limits = opt.limits;
+  out << "storcheck check " << prop->name << ": seed " << opt.seed << ", " << opt.programs
+      << " programs" << (opt.budget_seconds > 0 ? ", budget " + std::to_string(opt.budget_seconds) + " s" : "")
+      << "\n";
+  CheckResult r = check_property(*prop, co, backends);
+  if (r.skipped) {
+    out << prop->name << ": skipped: " << r.skip_reason << "\n";
+    return 0;
+  }
+  char line[200];
+  std::snprintf(line, sizeof line, "%s: %s after %lld programs, %lld steps in %.2f s (%.0f programs/s)\n",
+                std::string(prop->name).c_str(), r.passed ? "OK" : "FAILED",
+                static_cast<long long>(r.programs), static_cast<long long>(r.steps), r.seconds,
+                r.seconds > 0 ? r.programs / r.seconds : 0.0);
+  out << line;
+  if (!r.passed) {
+    out << "seed " << r.seed << ", program " << r.failing_program << "; shrunk to "
+        << r.counterexample.steps.size() << " steps:\n"
+        << print_program(r.counterexample) << "divergence: " << r.failure_text << "\n";
+    if (!r.reproducer_path.empty())
+      out << "reproduce: storcheck repro " << r.reproducer_path
+          << (opt.plant_fault.empty() ? "" : " --plant-fault " + opt.plant_fault) << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace storcheck

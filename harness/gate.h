@@ -1,0 +1,67 @@
+// `storcheck gate`, `check` and `repro`: the commands users run, as
+// functions of a typed options struct (harness/cli.cpp builds it from argv).
+//
+// Exit codes everywhere: 0 pass, 1 a property failed or backends diverged,
+// 2 usage or input error (a bad flag, a malformed or unreadable program file).
+//
+//   GateOptions o; o.budget_seconds = 30;
+//   int code = run_gate(o, std::cout, std::cerr);
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+#include "program/ir.h"
+#include "program/limits.h"
+
+namespace storcheck {
+
+struct GateOptions {
+  uint64_t seed = 0;
+  int64_t programs = 0;          ///< per property; 0: the default
+  double budget_seconds = 50;    ///< for all properties together
+  std::string junit_path;        ///< "" : no JUnit XML
+  std::string findings_dir = "storcheck-findings";
+  std::string corpus_dir;        ///< holds regressions/
+  int jobs = 2;
+  bool shrink = true;
+  std::string plant_fault;       ///< test builds only
+  Limits limits;
+};
+
+/// Programs per differential property when GateOptions::programs is 0.
+inline constexpr int64_t kDefaultGatePrograms = 12000;
+
+int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err);
+
+struct CheckCommandOptions {
+  std::string property;
+  uint64_t seed = 0;
+  int64_t programs = 1000;
+  int max_size = 100;
+  double budget_seconds = 0;
+  bool shrink = true;
+  std::string findings_dir = "storcheck-findings";
+  std::string plant_fault;
+  Limits limits;
+};
+int run_check(const CheckCommandOptions& opt, std::ostream& out, std::ostream& err);
+
+struct ReproOptions {
+  std::string path;
+  std::string plant_fault;
+  Limits limits;
+};
+int run_repro(const ReproOptions& opt, std::ostream& out, std::ostream& err);
+
+/// Reads and parses a program file with every limit applied. On failure
+/// returns false and sets *error to one line "PATH:LINE: message".
+bool read_program_file(const std::string& path, const Limits& limits, Program* program,
+                       std::string* text, std::string* error);
+
+/// Switches on a planted fault by name; false (with *error) when unknown or
+/// when this build has no fault injection.
+bool activate_fault(const std::string& name, std::string* error);
+
+}  // namespace storcheck

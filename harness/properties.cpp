@@ -1,0 +1,236 @@
+#include "harness/properties.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+
+#include "harness/shrink.h"
+#include "oracles/runner.h"
+#include "program/text_format.h"
+
+namespace storcheck {
+
+BackendSet BackendSet::make() {
+  BackendSet s;
+  s.reference = make_reference_backend();
+  s.torch_cpu = make_torch_cpu_backend();
+  return s;
+}
+
+std::vector<Backend*> BackendSet::all() const {
+  std::vector<Backend*> v{reference.get()};
+  if (torch_cpu) v.push_back(torch_cpu.get());
+  return v;
+}
+
+namespace {
+
+GenConfig views_config() {
+  GenConfig c;
+  c.max_steps = 16;
+  c.min_steps = 16;
+  c.invalid_per_mille = 30;
+  return c;
+}
+
+GenConfig errors_config() {
+  GenConfig c;
+  c.max_steps = 16;
+  c.min_steps = 16;
+  c.invalid_per_mille = 400;
+  return c;
+}
+
+GenConfig aliasing_config() {
+  GenConfig c;
+  c.max_steps = 16;
+  c.min_steps = 16;
+  c.invalid_per_mille = 0;
+  c.ops = ops_in({OpCategory::kFactory, OpCategory::kView, OpCategory::kInplace,
+                  OpCategory::kInplaceView});
+  return c;
+}
+
+}  // namespace
+
+const std::vector<Property>& properties() {
+  static const std::vector<Property> kProps = {
+      {"program.roundtrip", "print then parse gives the same program", PropertyKind::kRoundtrip,
+       false, views_config()},
+      {"views.ref_matches_eager",
+       "reference and LibTorch eager agree on every observation after every step (S1-S8)",
+       PropertyKind::kDifferential, false, views_config()},
+      {"views.errors_agree",
+       "with many invalid steps, the reference and LibTorch reject the same steps for the same "
+       "reason",
+       PropertyKind::kDifferential, false, errors_config()},
+      {"views.aliasing_matches",
+       "chains of views and writes through them: alias classes, identity and values agree (S3)",
+       PropertyKind::kDifferential, true, aliasing_config()},
+  };
+  return kProps;
+}
+
+const Property* find_property(std::string_view name) {
+  for (const Property& p : properties())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+namespace {
+
+/// Runs one program; true when it fails the property (fills *text).
+bool fails_once(const Property& prop, Runner& runner, const Program& p, std::string* text,
+                int64_t* steps) {
+  if (prop.kind == PropertyKind::kRoundtrip) {
+    std::string printed = print_program(p);
+    ParseResult r = parse_program(printed);
+    if (!r.ok()) {
+      *text = "printed program does not parse: " + r.error.to_string();
+      return true;
+    }
+    if (!(r.program == p)) {
+      *text = "parse(print(p)) != p";
+      return true;
+    }
+    if (steps) *steps += static_cast<int64_t>(p.steps.size());
+    return false;
+  }
+  RunReport rep = runner.run(p);
+  if (steps) *steps += rep.steps_run;
+  if (rep.diverged) {
+    *text = rep.divergence.to_string(p);
+    return true;
+  }
+  return false;
+}
+
+std::string hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+}  // namespace
+
+std::string write_file_atomic(const std::string& dir, const std::string& name,
+                              const std::string& text, std::string* error) {
+  if (!dir.empty()) ::mkdir(dir.c_str(), 0755);
+  std::string path = dir.empty() ? name : dir + "/" + name;
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) {
+      *error = "cannot write " + tmp;
+      return "";
+    }
+    f << text;
+    f.flush();
+    if (!f) {
+      *error = "write failed: " + tmp;
+      return "";
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    *error = "cannot rename " + tmp + " to " + path;
+    std::remove(tmp.c_str());
+    return "";
+  }
+  return path;
+}
+
+std::string reproducer_text(const CheckResult& r) {
+  std::string s(kProgramHeader);
+  s += "\n# property: " + r.property + "\n";
+  s += "# seed: " + std::to_string(r.seed) + " (program " + std::to_string(r.failing_program) +
+       ")\n";
+  s += "# divergence: " + r.failure_text + "\n";
+  std::string body = print_program(r.counterexample);
+  return s + body.substr(body.find('\n') + 1);
+}
+
+CheckResult check_property(const Property& prop, const CheckOptions& opt, BackendSet& backends) {
+  CheckResult res;
+  res.property = std::string(prop.name);
+  res.seed = opt.seed;
+  std::vector<Backend*> list = backends.all();
+  if (prop.kind == PropertyKind::kDifferential && list.size() < 2) {
+    res.skipped = true;
+    res.skip_reason = "needs a second backend: storcheck was built without LibTorch";
+    return res;
+  }
+  Runner runner(list, opt.limits);
+  rc::Gen<Program> gen = prop.view_chains ? gen_view_chain(prop.config) : gen_program(prop.config);
+  auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  rc::Random root(opt.seed);
+  for (int64_t i = 0; i < opt.programs; ++i) {
+    if (opt.budget_seconds > 0 && (i & 15) == 0 && elapsed() > opt.budget_seconds) {
+      res.budget_exhausted = true;
+      break;
+    }
+    rc::Random r = root.split();
+    int size = opt.max_size > 0 ? static_cast<int>(i % (opt.max_size + 1)) : 0;
+    rc::Shrinkable<Program> sp = gen(r, size);
+    Program p = sp.value();
+    ++res.programs;
+    std::string text;
+    if (!fails_once(prop, runner, p, &text, &res.steps)) continue;
+    // Failure: shrink with RapidCheck's tree, then step removal.
+    res.passed = false;
+    res.failing_program = i;
+    if (opt.shrink) {
+      int budget = 2000;
+      bool progress = true;
+      while (progress && budget > 0) {
+        progress = false;
+        auto seq = sp.shrinks();
+        while (auto cand = seq.next()) {
+          if (--budget <= 0) break;
+          std::string t2;
+          if (fails_once(prop, runner, cand->value(), &t2, nullptr)) {
+            sp = std::move(*cand);
+            text = t2;
+            progress = true;
+            break;
+          }
+        }
+      }
+      p = minimize_steps(sp.value(), [&](const Program& q) {
+        std::string t3;
+        return fails_once(prop, runner, q, &t3, nullptr);
+      });
+      fails_once(prop, runner, p, &text, nullptr);
+    }
+    res.counterexample = p;
+    res.failure_text = text;
+    if (!opt.findings_dir.empty()) {
+      std::string body = reproducer_text(res);
+      std::string err;
+      res.reproducer_path = write_file_atomic(
+          opt.findings_dir, res.property + "-" + hex64(fnv1a(print_program(p))) + ".sc", body,
+          &err);
+      if (res.reproducer_path.empty()) res.failure_text += " (reproducer not written: " + err + ")";
+    }
+    break;
+  }
+  res.seconds = elapsed();
+  return res;
+}
+
+}  // namespace storcheck

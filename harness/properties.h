@@ -1,0 +1,91 @@
+// Named properties and the engine that checks them: generate programs from
+// a seed, run them on the backends, shrink a failure to a minimal program,
+// and write it as a reproducer file.
+//
+// Invariant: a property run is a pure function of (property, seed, program
+// count, build): the same inputs draw the same programs and give the same
+// verdict and the same reproducer bytes.
+//
+//   BackendSet backends = BackendSet::make();
+//   CheckOptions opt; opt.seed = 7; opt.programs = 1000;
+//   CheckResult r = check_property(*find_property("views.ref_matches_eager"), opt, backends);
+//   if (!r.passed) std::cout << r.failure_text;
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "generators/program_gen.h"
+#include "oracles/backend.h"
+#include "program/limits.h"
+
+namespace storcheck {
+
+/// The backends of one worker thread.
+struct BackendSet {
+  std::unique_ptr<Backend> reference;
+  std::unique_ptr<Backend> torch_cpu;  ///< null when built without LibTorch
+  static BackendSet make();
+  /// Every available backend, reference first.
+  std::vector<Backend*> all() const;
+};
+
+enum class PropertyKind {
+  kRoundtrip,     ///< print/parse round trip of generated programs
+  kDifferential,  ///< reference vs every other backend, after every step
+};
+
+struct Property {
+  std::string_view name;
+  std::string_view summary;
+  PropertyKind kind;
+  bool view_chains;  ///< draw gen_view_chain instead of gen_program
+  GenConfig config;
+};
+
+/// Every property, in gate order.
+const std::vector<Property>& properties();
+/// Null when unknown.
+const Property* find_property(std::string_view name);
+
+struct CheckOptions {
+  uint64_t seed = 0;
+  int64_t programs = 1000;      ///< programs to check (RC_PARAMS max_success)
+  int max_size = 100;           ///< RapidCheck size cycles 0..max_size
+  double budget_seconds = 0;    ///< stop early after this long (0: no limit)
+  bool shrink = true;
+  std::string findings_dir;     ///< where reproducers go ("" : not written)
+  Limits limits;
+};
+
+struct CheckResult {
+  std::string property;
+  bool passed = true;
+  bool skipped = false;
+  std::string skip_reason;
+  bool budget_exhausted = false;
+  int64_t programs = 0;
+  int64_t steps = 0;
+  double seconds = 0;
+  uint64_t seed = 0;
+  // On failure:
+  int64_t failing_program = -1;  ///< index of the first failing program
+  Program counterexample;        ///< shrunk
+  std::string failure_text;      ///< the divergence, one line
+  std::string reproducer_path;   ///< written file, if any
+};
+
+CheckResult check_property(const Property& prop, const CheckOptions& opt, BackendSet& backends);
+
+/// Writes `text` to `dir/name` atomically (temp file, then rename); returns
+/// the path, or "" with *error set.
+std::string write_file_atomic(const std::string& dir, const std::string& name,
+                              const std::string& text, std::string* error);
+
+/// The reproducer file for a failure: program text with a comment header.
+std::string reproducer_text(const CheckResult& r);
+
+}  // namespace storcheck

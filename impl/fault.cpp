@@ -1,0 +1,48 @@
+#include "impl/fault.h"
+
+namespace storcheck {
+
+namespace {
+[[maybe_unused]] Fault g_fault = Fault::kNone;
+}  // namespace
+
+bool fault_injection_available() {
+#ifdef STORCHECK_FAULT_INJECTION
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool set_active_fault(Fault f) {
+#ifdef STORCHECK_FAULT_INJECTION
+  g_fault = f;
+  return true;
+#else
+  return f == Fault::kNone;
+#endif
+}
+
+#ifdef STORCHECK_FAULT_INJECTION
+bool fault_active(Fault f) { return g_fault == f; }
+#endif
+
+std::string_view fault_name(Fault f) {
+  switch (f) {
+    case Fault::kNone: return "none";
+    case Fault::kTransposeSquareStrides: return "transpose_square_strides";
+  }
+  return "?";
+}
+
+bool parse_fault(std::string_view name, Fault* out) {
+  for (Fault f : {Fault::kNone, Fault::kTransposeSquareStrides}) {
+    if (fault_name(f) == name) {
+      *out = f;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace storcheck

@@ -1,0 +1,38 @@
+// Fault injection: switches that plant a known bug in the reference so tests
+// can prove the pipeline finds bugs (issue: "proof the pipeline finds bugs").
+//
+// Invariant: unless the build defines STORCHECK_FAULT_INJECTION (the test
+// build does, the normal build does not), `fault_active` is constant false
+// and no fault can be switched on.
+//
+//   set_active_fault(Fault::kTransposeSquareStrides);   // test build only
+//   ... run the gate: it must fail ...
+//   set_active_fault(Fault::kNone);
+#pragma once
+
+#include <string_view>
+
+namespace storcheck {
+
+enum class Fault {
+  kNone,
+  /// transpose/transpose_ of two dims of equal size > 1 swaps the sizes but
+  /// forgets to swap the strides (S2/S4 violated on square shapes).
+  kTransposeSquareStrides,
+};
+
+/// True when the build has fault injection compiled in.
+bool fault_injection_available();
+/// Switches a fault on (or kNone for off). False when unavailable.
+bool set_active_fault(Fault f);
+/// "none", "transpose_square_strides".
+std::string_view fault_name(Fault f);
+bool parse_fault(std::string_view name, Fault* out);
+
+#ifdef STORCHECK_FAULT_INJECTION
+bool fault_active(Fault f);
+#else
+constexpr bool fault_active(Fault) { return false; }
+#endif
+
+}  // namespace storcheck

@@ -1,0 +1,187 @@
+#include "impl/geometry.h"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+namespace storcheck {
+
+namespace {
+bool mul_ok(int64_t a, int64_t b, int64_t* out) { return !__builtin_mul_overflow(a, b, out); }
+bool add_ok(int64_t a, int64_t b, int64_t* out) { return !__builtin_add_overflow(a, b, out); }
+
+// Beyond this many elements the exact overlap checks give up and answer
+// "overlaps" (conservative); tensors that large never pass the allocation
+// limits, so only metadata-only paths can reach it.
+constexpr int64_t kMaxEnumerated = int64_t{1} << 22;
+}  // namespace
+
+Geometry Geometry::of(std::initializer_list<int64_t> sizes, std::initializer_list<int64_t> strides,
+                      int64_t offset, int64_t itemsize) {
+  Geometry g;
+  for (int64_t s : sizes) g.sizes[g.rank++] = s;
+  int k = 0;
+  for (int64_t s : strides) g.strides[k++] = s;
+  g.offset = offset;
+  g.itemsize = itemsize;
+  return g;
+}
+
+bool Geometry::numel(int64_t* out) const {
+  int64_t n = 1;
+  for (int d = 0; d < rank; ++d)
+    if (!mul_ok(n, sizes[d], &n)) return false;
+  *out = n;
+  return true;
+}
+
+bool Geometry::required_bytes(int64_t* out) const {
+  // PyTorch's computeStorageNbytes (1.13): unsigned 64-bit arithmetic, so a
+  // negative stride on a dim of size > 1 overflows, as does any extent past
+  // INT64_MAX bytes (S9).
+  for (int d = 0; d < rank; ++d) {
+    if (sizes[d] == 0) {
+      *out = 0;
+      return true;
+    }
+  }
+  if (offset < 0) return false;
+  uint64_t size = static_cast<uint64_t>(offset) + 1;
+  bool overflowed = false;
+  for (int d = 0; d < rank; ++d) {
+    uint64_t term;
+    overflowed |= __builtin_mul_overflow(static_cast<uint64_t>(strides[d]),
+                                         static_cast<uint64_t>(sizes[d] - 1), &term);
+    overflowed |= __builtin_add_overflow(size, term, &size);
+  }
+  overflowed |= __builtin_mul_overflow(size, static_cast<uint64_t>(itemsize), &size);
+  overflowed |= size > static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  if (overflowed) return false;
+  *out = static_cast<int64_t>(size);
+  return true;
+}
+
+bool Geometry::is_contiguous() const {
+  int64_t expected = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    if (sizes[d] == 0) return true;
+  }
+  for (int d = rank - 1; d >= 0; --d) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+bool Geometry::is_non_overlapping_and_dense() const {
+  if (rank == 1) return sizes[0] < 2 || strides[0] == 1;
+  std::array<int, kGeometryMaxDims> perm{};
+  for (int d = 0; d < rank; ++d) perm[d] = d;
+  std::sort(perm.begin(), perm.begin() + rank, [&](int a, int b) {
+    if (sizes[a] < 2) return false;
+    if (sizes[b] < 2) return true;
+    return strides[a] < strides[b];
+  });
+  int64_t require = 1;
+  for (int k = 0; k < rank; ++k) {
+    int64_t size = sizes[perm[k]];
+    if (size < 2) return true;
+    if (strides[perm[k]] != require) return false;
+    if (!mul_ok(require, size, &require)) return false;
+  }
+  return true;
+}
+
+bool Geometry::has_overlap() const {
+  int64_t n;
+  if (!numel(&n) || n <= 1) return false;
+  // Sufficient test: sorted by stride, each stride exceeds the span of the
+  // dims below it.
+  std::array<int, kGeometryMaxDims> perm{};
+  int m = 0;
+  for (int d = 0; d < rank; ++d)
+    if (sizes[d] > 1) perm[m++] = d;
+  std::sort(perm.begin(), perm.begin() + m, [&](int a, int b) { return strides[a] < strides[b]; });
+  int64_t span = 0;
+  bool separated = true;
+  for (int k = 0; k < m; ++k) {
+    int64_t st = strides[perm[k]];
+    if (st == 0) return true;
+    if (st <= span) {
+      separated = false;
+      break;
+    }
+    int64_t term;
+    if (!mul_ok(sizes[perm[k]] - 1, st, &term) || !add_ok(span, term, &span)) return true;
+  }
+  if (separated) return false;
+  if (n > kMaxEnumerated) return true;
+  std::vector<int64_t> offs;
+  offs.reserve(static_cast<size_t>(n));
+  for_each_offset(*this, [&](int64_t o) { offs.push_back(o); });
+  std::sort(offs.begin(), offs.end());
+  return std::adjacent_find(offs.begin(), offs.end()) != offs.end();
+}
+
+MemOverlap internal_overlap(const Geometry& g) {
+  if (g.is_non_overlapping_and_dense()) return MemOverlap::kNo;
+  for (int d = 0; d < g.rank; ++d)
+    if (g.strides[d] == 0 && g.sizes[d] > 1) return MemOverlap::kYes;
+  return MemOverlap::kTooHard;
+}
+
+MemOverlapStatus overlap_status(const Geometry& a, const Geometry& b, bool same_storage,
+                                bool same_tensor) {
+  if (same_tensor) return MemOverlapStatus::kFull;
+  int64_t na = 0, nb = 0;
+  if (!a.numel(&na) || !b.numel(&nb)) return MemOverlapStatus::kTooHard;
+  if (na == 0 || nb == 0) return MemOverlapStatus::kNo;
+  if (!a.is_non_overlapping_and_dense() || !b.is_non_overlapping_and_dense())
+    return MemOverlapStatus::kTooHard;
+  if (same_storage) {
+    int64_t a_begin = a.offset * a.itemsize, a_end = a_begin + na * a.itemsize;
+    int64_t b_begin = b.offset * b.itemsize, b_end = b_begin + nb * b.itemsize;
+    if (a_begin == b_begin && a_end == b_end) {
+      bool same_strides = a.rank == b.rank;
+      for (int d = 0; same_strides && d < a.rank; ++d) same_strides = a.strides[d] == b.strides[d];
+      return same_strides ? MemOverlapStatus::kFull : MemOverlapStatus::kPartial;
+    }
+    if (a_begin < b_end && b_begin < a_end) return MemOverlapStatus::kPartial;
+  }
+  return MemOverlapStatus::kNo;
+}
+
+bool elements_intersect(const Geometry& a, const Geometry& b) {
+  int64_t na, nb, ea, eb;
+  if (!a.numel(&na) || !b.numel(&nb)) return true;
+  if (na == 0 || nb == 0) return false;
+  if (!a.required_bytes(&ea) || !b.required_bytes(&eb)) return true;
+  int64_t a_begin = a.offset * a.itemsize, b_begin = b.offset * b.itemsize;
+  if (ea <= b_begin || eb <= a_begin) return false;  // byte ranges disjoint
+  if (na > kMaxEnumerated || nb > kMaxEnumerated) return true;
+  std::vector<int64_t> starts;
+  starts.reserve(static_cast<size_t>(na));
+  for_each_offset(a, [&](int64_t o) { starts.push_back(o * a.itemsize); });
+  std::sort(starts.begin(), starts.end());
+  bool hit = false;
+  for_each_offset(b, [&](int64_t o) {
+    if (hit) return;
+    int64_t lo = o * b.itemsize, hi = lo + b.itemsize;  // [lo, hi)
+    // any a-element [s, s + a.itemsize) with s < hi and s + a.itemsize > lo
+    auto it = std::lower_bound(starts.begin(), starts.end(), lo - a.itemsize + 1);
+    if (it != starts.end() && *it < hi) hit = true;
+  });
+  return hit;
+}
+
+void contiguous_strides(int rank, const int64_t* sizes, int64_t* strides) {
+  int64_t z = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    strides[d] = z;
+    int64_t s = sizes[d] > 1 ? sizes[d] : 1;
+    if (__builtin_mul_overflow(z, s, &z)) z = std::numeric_limits<int64_t>::max();
+  }
+}
+
+}  // namespace storcheck

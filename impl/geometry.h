@@ -1,0 +1,89 @@
+// Strided geometry: sizes, strides and offset over a storage, and the
+// arithmetic every layer needs about it — checked extents (S4, S5, S9),
+// contiguity, and PyTorch's memory-overlap rules (S7).
+//
+// Invariant: every extent and byte count is computed with overflow checks;
+// a computation that overflows int64 reports it instead of wrapping.
+//
+//   Geometry g = Geometry::of({3, 4}, {4, 1}, /*offset=*/0, /*itemsize=*/4);
+//   int64_t bytes;
+//   bool ok = g.required_bytes(&bytes);   // true, bytes == 48
+//   bool dense = g.is_contiguous();       // true
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+
+namespace storcheck {
+
+/// Largest rank of any tensor at run time (see oracles/observation.h).
+inline constexpr int kGeometryMaxDims = 16;
+
+struct Geometry {
+  int rank = 0;
+  std::array<int64_t, kGeometryMaxDims> sizes{};
+  std::array<int64_t, kGeometryMaxDims> strides{};
+  int64_t offset = 0;    ///< in elements
+  int64_t itemsize = 1;
+
+  static Geometry of(std::initializer_list<int64_t> sizes, std::initializer_list<int64_t> strides,
+                     int64_t offset, int64_t itemsize);
+
+  /// Product of sizes; false on overflow.
+  bool numel(int64_t* out) const;
+  /// S5/S9: itemsize * (offset + sum((size_d - 1) * stride_d) + 1), or 0 when
+  /// numel == 0 (PyTorch's computeStorageNbytes, offset included). False on
+  /// int64 overflow. Negative strides are not supported (callers reject them).
+  bool required_bytes(int64_t* out) const;
+  /// Row-major contiguous (size-1 dims' strides ignored), as is_contiguous().
+  bool is_contiguous() const;
+  /// PyTorch's is_non_overlapping_and_dense.
+  bool is_non_overlapping_and_dense() const;
+  /// Some two distinct indices map to the same element (exact answer).
+  bool has_overlap() const;
+};
+
+/// PyTorch's has_internal_overlap: kYes when a dim of size > 1 has stride 0
+/// (the only case LibTorch detects and rejects in in-place ops, S7), kNo when
+/// non-overlapping and dense, kTooHard otherwise.
+enum class MemOverlap { kNo, kYes, kTooHard };
+MemOverlap internal_overlap(const Geometry& g);
+
+/// PyTorch's get_overlap_status for two tensors over one storage
+/// (`same_tensor` when both are the same TensorImpl).
+enum class MemOverlapStatus { kFull, kPartial, kTooHard, kNo };
+MemOverlapStatus overlap_status(const Geometry& a, const Geometry& b, bool same_storage,
+                                bool same_tensor);
+
+/// True when some element of `a` and some element of `b` (same storage)
+/// occupy a common byte (exact).
+bool elements_intersect(const Geometry& a, const Geometry& b);
+
+/// Row-major contiguous strides for `sizes` (PyTorch's default; size-0/1
+/// dims get the stride they would have with size 1).
+void contiguous_strides(int rank, const int64_t* sizes, int64_t* strides);
+
+/// Calls fn(element_offset) for each element in row-major logical order.
+template <typename Fn>
+void for_each_offset(const Geometry& g, Fn&& fn) {
+  std::array<int64_t, kGeometryMaxDims> idx{};
+  for (int d = 0; d < g.rank; ++d)
+    if (g.sizes[d] == 0) return;
+  int64_t off = g.offset;
+  while (true) {
+    fn(off);
+    int d = g.rank - 1;
+    for (; d >= 0; --d) {
+      if (++idx[d] < g.sizes[d]) {
+        off += g.strides[d];
+        break;
+      }
+      off -= g.strides[d] * (g.sizes[d] - 1);
+      idx[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+}  // namespace storcheck

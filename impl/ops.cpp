@@ -1,0 +1,1203 @@
+#include "impl/ops.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "impl/fault.h"
+#include "impl/rand.h"
+
+namespace storcheck {
+
+// Note [Check order]
+// Each op checks in the order LibTorch 1.13 checks, so that when several
+// arguments are wrong both report the same first error. Harness policies
+// (allocation limits, S8, S9 checked offsets, negative sizes that LibTorch
+// would turn into a negative-size tensor, result-list and rank bounds) come
+// before everything: the LibTorch backend applies them before it calls
+// LibTorch at all.
+
+namespace detail {
+namespace {
+
+using std::to_string;
+
+int64_t wrap_add(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+int64_t wrap_mul(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+
+Error err(ErrorKind k, std::string msg) { return make_error(k, std::move(msg)); }
+
+/// c10::maybe_wrap_dim.
+bool wrap_dim(int64_t dim, int64_t ndim, int64_t* out, Error* e, bool wrap_scalar = true) {
+  if (ndim <= 0) {
+    if (!wrap_scalar) {
+      *e = err(ErrorKind::kDimOutOfRange, "Dimension specified as " + to_string(dim) +
+                                              " but tensor has no dimensions");
+      return false;
+    }
+    ndim = 1;
+  }
+  int64_t lo = -ndim, hi = ndim - 1;
+  if (dim < lo || dim > hi) {
+    *e = err(ErrorKind::kDimOutOfRange, "Dimension out of range (expected to be in range of [" +
+                                            to_string(lo) + ", " + to_string(hi) + "], but got " +
+                                            to_string(dim) + ")");
+    return false;
+  }
+  *out = dim < 0 ? dim + ndim : dim;
+  return true;
+}
+
+Geometry geom_from(IntSpan sizes, IntSpan strides, int64_t offset, int64_t itemsize) {
+  Geometry g;
+  g.rank = sizes.size;
+  for (int k = 0; k < sizes.size; ++k) {
+    g.sizes[k] = sizes[k];
+    g.strides[k] = k < strides.size ? strides[k] : 0;
+  }
+  g.offset = offset;
+  g.itemsize = itemsize;
+  return g;
+}
+
+Tensor make_view(const Tensor& base, const Geometry& g) {
+  auto v = std::make_shared<TensorImpl>(*base);
+  v->geom = g;
+  return v;
+}
+
+Status rank_limit(int64_t rank, const char* op) {
+  if (rank > kGeometryMaxDims)
+    return err(ErrorKind::kResourceLimit, std::string(op) + ": result rank " + to_string(rank) +
+                                              " exceeds storcheck's limit of " +
+                                              to_string(kGeometryMaxDims) + " dims");
+  return {};
+}
+
+/// PyTorch's safe_compute_numel: unsigned product, must stay <= INT64_MAX.
+bool numel_ok(const Geometry& g) {
+  uint64_t n = 1;
+  bool of = false;
+  for (int d = 0; d < g.rank; ++d) of |= __builtin_mul_overflow(n, static_cast<uint64_t>(g.sizes[d]), &n);
+  return !of && n <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+}
+
+Status negative_size_policy(IntSpan sizes, const char* op) {
+  for (int64_t s : sizes)
+    if (s < 0)
+      return err(ErrorKind::kInvalidArgument,
+                 std::string(op) + ": negative size in " + format_ints(sizes) +
+                     " (storcheck refuses: LibTorch 1.13 can build a tensor with a negative size "
+                     "here)");
+  return {};
+}
+
+/// S5/S9 and the rest of PyTorch's setStrided checks on geometry `g` over
+/// `storage` (the lengths of sizes and strides already match).
+Status set_strided_checks(const Storage& storage, const Geometry& g) {
+  for (int d = 0; d < g.rank; ++d) {
+    if (g.strides[d] < 0)
+      return err(ErrorKind::kInvalidArgument,
+                 "as_strided: Negative strides are not supported at the moment, got strides: " +
+                     format_strides(g));
+  }
+  Geometry no_off = g;
+  no_off.offset = 0;
+  int64_t bytes;
+  if (!no_off.required_bytes(&bytes))
+    return err(ErrorKind::kStorageSizeOverflow, "Storage size calculation overflowed with sizes=" +
+                                                    format_sizes(g) + " and strides=" +
+                                                    format_strides(g));
+  if (bytes != 0) {
+    int64_t off_bytes, total;
+    // S9: LibTorch 1.13 wraps this product silently (an out-of-bounds view).
+    if (__builtin_mul_overflow(g.offset, g.itemsize, &off_bytes) ||
+        __builtin_add_overflow(bytes, off_bytes, &total))
+      return err(ErrorKind::kStorageSizeOverflow,
+                 "storage offset " + to_string(g.offset) + " with itemsize " +
+                     to_string(g.itemsize) + " overflows int64 (storage size overflow)");
+    if (total > storage.nbytes())
+      return err(ErrorKind::kOutOfBounds,
+                 "setStorage: sizes " + format_sizes(g) + ", strides " + format_strides(g) +
+                     ", storage offset " + to_string(g.offset) + ", and itemsize " +
+                     to_string(g.itemsize) + " requiring a storage size of " + to_string(total) +
+                     " are out of bounds for storage of size " + to_string(storage.nbytes()));
+  }
+  if (g.offset < 0)
+    return err(ErrorKind::kInvalidArgument, "Tensor: invalid storage offset " + to_string(g.offset));
+  if (!numel_ok(g))
+    return err(ErrorKind::kStorageSizeOverflow, "numel: integer multiplication overflow");
+  return {};
+}
+
+/// self.as_strided(sizes, strides, offset) as the view ops call it.
+Result<Tensor> strided_view(const Tensor& t, const Geometry& g) {
+  Status st = set_strided_checks(*t->storage, g);
+  if (!st.ok()) return st.error();
+  return make_view(t, g);
+}
+
+Status check_compute_input(const TensorImpl& t, const char* op) {
+  if (!storage_covers(t)) {
+    int64_t need = -1;
+    t.geom.required_bytes(&need);
+    return err(ErrorKind::kUndefinedBehavior,
+               std::string(op) + ": not executed: undefined (S8): sizes " + format_sizes(t.geom) +
+                   ", strides " + format_strides(t.geom) + ", offset " + to_string(t.geom.offset) +
+                   " need " + to_string(need) + " bytes, storage has " +
+                   to_string(t.storage->nbytes()));
+  }
+  return {};
+}
+
+/// A fresh zero-filled tensor with the given geometry (offset 0).
+Result<Tensor> new_tensor(Context& ctx, const Geometry& g, DType d, const char* op) {
+  int64_t bytes;
+  if (!g.required_bytes(&bytes) || !numel_ok(g))
+    return err(ErrorKind::kStorageSizeOverflow, std::string(op) +
+                                                    ": Storage size calculation overflowed with sizes=" +
+                                                    format_sizes(g) + " and strides=" +
+                                                    format_strides(g));
+  auto s = Storage::allocate(&ctx.budget, bytes, op);
+  if (!s.ok()) return s.error();
+  auto t = std::make_shared<TensorImpl>();
+  t->storage = std::move(s).value();
+  t->geom = g;
+  t->geom.offset = 0;
+  t->geom.itemsize = itemsize(d);
+  t->dtype = d;
+  t->version = std::make_shared<int64_t>(0);
+  return t;
+}
+
+Result<Tensor> new_contiguous(Context& ctx, IntSpan sizes, DType d, const char* op) {
+  for (int64_t s : sizes)
+    if (s < 0)
+      return err(ErrorKind::kInvalidArgument, "Trying to create tensor with negative dimension " +
+                                                  to_string(s) + ": " + format_ints(sizes));
+  Geometry g = geom_from(sizes, {}, 0, itemsize(d));
+  contiguous_strides(g.rank, g.sizes.data(), g.strides.data());
+  return new_tensor(ctx, g, d, op);
+}
+
+/// c10's element pointer; the caller has checked storage_covers.
+uint8_t* elem(const TensorImpl& t, int64_t off) {
+  return t.storage->data() + off * t.geom.itemsize;
+}
+
+std::string dtype_c_name(DType d) {
+  switch (d) {
+    case DType::kF32: return "float";
+    case DType::kF64: return "double";
+    case DType::kI32: return "int";
+    case DType::kI64: return "int64_t";
+    case DType::kU8: return "uint8_t";
+    case DType::kBool: return "bool";
+  }
+  return "?";
+}
+
+std::string torch_type_name(DType d) {
+  switch (d) {
+    case DType::kF32: return "Float";
+    case DType::kF64: return "Double";
+    case DType::kI32: return "Int";
+    case DType::kI64: return "Long";
+    case DType::kU8: return "Byte";
+    case DType::kBool: return "Bool";
+  }
+  return "?";
+}
+
+/// Stores scalar `s` converted to dtype `d` at p.
+void store_scalar(uint8_t* p, DType d, const Scalar& s) {
+  if (s.kind == Scalar::Kind::kFloat)
+    store_double(p, d, s.f);
+  else
+    store_int(p, d, s.i);
+}
+
+enum class BinOp { kAdd, kMul };
+
+/// r = a (op) b, all of dtype d, computed in d's arithmetic (wrapping for
+/// integers, IEEE for floats, or/and for bool).
+void binop(uint8_t* r, const uint8_t* a, const uint8_t* b, DType d, BinOp op) {
+  switch (d) {
+    case DType::kF32: {
+      float x, y;
+      std::memcpy(&x, a, 4);
+      std::memcpy(&y, b, 4);
+      float z = op == BinOp::kAdd ? x + y : x * y;
+      std::memcpy(r, &z, 4);
+      return;
+    }
+    case DType::kF64: {
+      double x, y;
+      std::memcpy(&x, a, 8);
+      std::memcpy(&y, b, 8);
+      double z = op == BinOp::kAdd ? x + y : x * y;
+      std::memcpy(r, &z, 8);
+      return;
+    }
+    default: {
+      uint64_t x = static_cast<uint64_t>(load_as_int(a, d));
+      uint64_t y = static_cast<uint64_t>(load_as_int(b, d));
+      store_int(r, d, static_cast<int64_t>(op == BinOp::kAdd ? x + y : x * y));
+      return;
+    }
+  }
+}
+
+/// PyTorch's computeStride (view), or false when not expressible (S6).
+bool compute_stride(const Geometry& old, IntSpan shape, int64_t* out) {
+  int n = shape.size;
+  if (old.rank == 0) {
+    for (int k = 0; k < n; ++k) out[k] = 1;
+    return true;
+  }
+  int64_t numel = 1;
+  for (int d = 0; d < old.rank; ++d) numel = wrap_mul(numel, old.sizes[d]);
+  if (numel == 0) {
+    bool same = old.rank == n;
+    for (int d = 0; same && d < n; ++d) same = old.sizes[d] == shape[d];
+    if (same) {
+      for (int d = 0; d < n; ++d) out[d] = old.strides[d];
+      return true;
+    }
+    for (int d = n - 1; d >= 0; --d)
+      out[d] = d == n - 1 ? 1 : wrap_mul(std::max<int64_t>(shape[d + 1], 1), out[d + 1]);
+    return true;
+  }
+  int64_t view_d = n - 1;
+  int64_t chunk_base_stride = old.strides[old.rank - 1];
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t td = old.rank - 1; td >= 0; --td) {
+    tensor_numel = wrap_mul(tensor_numel, old.sizes[td]);
+    if (td == 0 || (old.sizes[td - 1] != 1 &&
+                    old.strides[td - 1] != wrap_mul(tensor_numel, chunk_base_stride))) {
+      while (view_d >= 0 && (view_numel < tensor_numel || shape[static_cast<int>(view_d)] == 1)) {
+        out[view_d] = wrap_mul(view_numel, chunk_base_stride);
+        view_numel = wrap_mul(view_numel, shape[static_cast<int>(view_d)]);
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return false;
+      if (td > 0) {
+        chunk_base_stride = old.strides[td - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  return view_d == -1;
+}
+
+/// PyTorch's infer_size: resolves one -1 against numel.
+Status infer_size(IntSpan shape, int64_t numel, int64_t* out) {
+  int64_t newsize = 1;
+  int infer = -1;
+  for (int d = 0; d < shape.size; ++d) {
+    if (shape[d] == -1) {
+      if (infer >= 0) return err(ErrorKind::kInvalidArgument, "only one dimension can be inferred");
+      infer = d;
+    } else if (shape[d] >= 0) {
+      newsize = wrap_mul(newsize, shape[d]);
+    } else {
+      return err(ErrorKind::kInvalidArgument, "invalid shape dimension " + to_string(shape[d]));
+    }
+    out[d] = shape[d];
+  }
+  if (numel == newsize || (infer >= 0 && newsize > 0 && numel % newsize == 0)) {
+    if (infer >= 0) {
+      if (newsize == 0)
+        return err(ErrorKind::kShapeMismatch,
+                   "cannot reshape tensor of 0 elements into shape " + format_ints(shape) +
+                       " because the unspecified dimension size -1 can be any value and is "
+                       "ambiguous");
+      out[infer] = numel / newsize;
+    }
+    return {};
+  }
+  return err(ErrorKind::kShapeMismatch, "shape '" + format_ints(shape) +
+                                            "' is invalid for input of size " + to_string(numel));
+}
+
+/// Copies src's elements into fresh tensor `out` (same sizes), converting.
+void copy_elements(const TensorImpl& src, const TensorImpl& out) {
+  std::vector<int64_t> offs;
+  offs.reserve(static_cast<size_t>(src.numel()));
+  for_each_offset(src.geom, [&](int64_t o) { offs.push_back(o); });
+  size_t k = 0;
+  for_each_offset(out.geom, [&](int64_t o) {
+    convert_element(elem(out, o), out.dtype, elem(src, offs[k++]), src.dtype);
+  });
+}
+
+/// Output strides of a unary TensorIterator op (add/mul with a scalar):
+/// contiguous unless the input's strides ask for a permuted layout.
+void iterator_output_strides(const Geometry& in, int64_t* strides) {
+  int n = in.rank;
+  std::array<int, kGeometryMaxDims> perm{};
+  for (int k = 0; k < n; ++k) perm[k] = n - 1 - k;
+  if (n > 1) {
+    auto should_swap = [&](int d0, int d1) {
+      int64_t s0 = in.strides[d0] * in.itemsize, s1 = in.strides[d1] * in.itemsize;
+      if (s0 == 0 || s1 == 0) return 0;
+      if (s0 < s1) return -1;
+      if (s0 > s1) return 1;
+      if (in.sizes[d0] > in.sizes[d1]) return 1;
+      return 0;
+    };
+    for (int i = 1; i < n; ++i) {
+      int d1 = i;
+      for (int d0 = i - 1; d0 >= 0; --d0) {
+        int c = should_swap(perm[d0], perm[d1]);
+        if (c > 0) {
+          std::swap(perm[d0], perm[d1]);
+          d1 = d0;
+        } else if (c < 0) {
+          break;
+        }
+      }
+    }
+  }
+  bool identity = true;
+  for (int k = 0; k < n; ++k) identity &= perm[k] == n - 1 - k;
+  if (identity) {
+    contiguous_strides(n, in.sizes.data(), strides);
+    return;
+  }
+  int64_t next = 1;
+  for (int k = 0; k < n; ++k) {
+    strides[perm[k]] = next;
+    next = wrap_mul(next, in.sizes[perm[k]]);
+  }
+}
+
+/// PyTorch's infer_dense_strides (empty_like / clone with preserve_format
+/// for inputs that are not dense and non-overlapping).
+void infer_dense_strides(const Geometry& in, int64_t* strides) {
+  int n = in.rank;
+  std::array<int, kGeometryMaxDims> perm{};
+  for (int k = 0; k < n; ++k) perm[k] = n - 1 - k;
+  auto should_swap = [&](int d0, int d1) {
+    int64_t s0 = in.strides[d0], s1 = in.strides[d1];
+    if (s0 == 0 || s1 == 0) return 0;
+    if (s0 < s1) return -1;
+    if (s0 > s1) return 1;
+    if (in.sizes[d0] > in.sizes[d1]) return 1;
+    return 0;
+  };
+  for (int i = 1; i < n; ++i) {
+    int d1 = i;
+    for (int d0 = i - 1; d0 >= 0; --d0) {
+      int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  int64_t cur = 1;
+  for (int k = 0; k < n; ++k) {
+    strides[perm[k]] = cur;
+    if (in.sizes[perm[k]] > 1) cur = wrap_mul(cur, in.sizes[perm[k]]);
+  }
+}
+
+Result<Tensor> clone_with_strides(Context& ctx, const Tensor& t, const int64_t* strides,
+                                  const char* op) {
+  Status st = check_compute_input(*t, op);
+  if (!st.ok()) return st.error();
+  Geometry g = t->geom;
+  for (int d = 0; d < g.rank; ++d) g.strides[d] = strides[d];
+  auto out = new_tensor(ctx, g, t->dtype, op);
+  if (!out.ok()) return out;
+  copy_elements(*t, *out.value());
+  return out;
+}
+
+Result<Tensor> clone_contiguous(Context& ctx, const Tensor& t, const char* op) {
+  std::array<int64_t, kGeometryMaxDims> st{};
+  contiguous_strides(t->rank(), t->geom.sizes.data(), st.data());
+  return clone_with_strides(ctx, t, st.data(), op);
+}
+
+/// S8, then the order-dependence policy, then LibTorch's internal-overlap
+/// check, for in-place arithmetic on `t`.
+Status check_inplace_target(const TensorImpl& t, const char* op) {
+  Status st = check_compute_input(t, op);
+  if (!st.ok()) return st;
+  MemOverlap mo = internal_overlap(t.geom);
+  if (mo == MemOverlap::kTooHard && t.geom.has_overlap())
+    return err(ErrorKind::kUndefinedBehavior,
+               std::string(op) + ": not executed: undefined: the written tensor (sizes " +
+                   format_sizes(t.geom) + ", strides " + format_strides(t.geom) +
+                   ") has overlapping elements that LibTorch does not detect; the result "
+                   "would depend on iteration order");
+  if (mo == MemOverlap::kYes)
+    return err(ErrorKind::kInternalOverlap,
+               "unsupported operation: more than one element of the written-to tensor refers to "
+               "a single memory location. Please clone() the tensor before performing the "
+               "operation.");
+  return {};
+}
+
+Status scalar_inplace(const Tensor& t, const Scalar& s, BinOp op, const char* name) {
+  Status st = check_inplace_target(*t, name);
+  if (!st.ok()) return st;
+  DType common = result_type(t->dtype, s);
+  if (!can_cast(common, t->dtype))
+    return err(ErrorKind::kDtypeCast, "result type " + torch_type_name(common) +
+                                          " can't be cast to the desired output type " +
+                                          torch_type_name(t->dtype));
+  uint8_t sv[8];
+  store_scalar(sv, t->dtype, s);
+  for_each_offset(t->geom, [&](int64_t o) {
+    uint8_t* p = elem(*t, o);
+    binop(p, p, sv, t->dtype, op);
+  });
+  ++*t->version;
+  return {};
+}
+
+Result<Tensor> scalar_outplace(Context& ctx, const Tensor& t, const Scalar& s, BinOp op,
+                               const char* name) {
+  Status st = check_compute_input(*t, name);
+  if (!st.ok()) return st.error();
+  DType r = result_type(t->dtype, s);
+  Geometry g = t->geom;
+  g.itemsize = itemsize(r);
+  iterator_output_strides(t->geom, g.strides.data());
+  auto out = new_tensor(ctx, g, r, name);
+  if (!out.ok()) return out;
+  const TensorImpl& o = *out.value();
+  uint8_t sv[8];
+  store_scalar(sv, r, s);
+  std::vector<int64_t> offs;
+  offs.reserve(static_cast<size_t>(t->numel()));
+  for_each_offset(t->geom, [&](int64_t off) { offs.push_back(off); });
+  size_t k = 0;
+  for_each_offset(o.geom, [&](int64_t off) {
+    uint8_t a[8];
+    convert_element(a, r, elem(*t, offs[k++]), t->dtype);
+    binop(elem(o, off), a, sv, r, op);
+  });
+  return out;
+}
+
+Geometry transposed(const Geometry& g, int64_t d0, int64_t d1) {
+  Geometry r = g;
+  std::swap(r.sizes[d0], r.sizes[d1]);
+  bool faulty = fault_active(Fault::kTransposeSquareStrides) && g.sizes[d0] == g.sizes[d1] &&
+                g.sizes[d0] > 1;
+  if (!faulty) std::swap(r.strides[d0], r.strides[d1]);
+  return r;
+}
+
+Geometry unsqueezed(const Geometry& g, int64_t dim) {
+  Geometry r = g;
+  int64_t st = dim >= g.rank ? 1 : wrap_mul(g.sizes[dim], g.strides[dim]);
+  for (int64_t d = g.rank; d > dim; --d) {
+    r.sizes[d] = g.sizes[d - 1];
+    r.strides[d] = g.strides[d - 1];
+  }
+  r.sizes[dim] = 1;
+  r.strides[dim] = st;
+  r.rank = g.rank + 1;
+  return r;
+}
+
+Geometry squeezed(const Geometry& g, int64_t dim) {
+  Geometry r = g;
+  for (int64_t d = dim; d + 1 < g.rank; ++d) {
+    r.sizes[d] = g.sizes[d + 1];
+    r.strides[d] = g.strides[d + 1];
+  }
+  r.rank = g.rank - 1;
+  return r;
+}
+
+/// Number of results of split(split_size) over a dim of `dim_size`.
+int64_t split_count(int64_t dim_size, int64_t split_size) {
+  if (split_size == 0) return 1;
+  return dim_size == 0 ? 1 : (dim_size - 1) / split_size + 1;
+}
+
+Status split_policy(const Tensor& t, int64_t dim, int64_t count_if_valid, const char* op) {
+  (void)t;
+  (void)dim;
+  if (count_if_valid > kMaxSplitResults)
+    return err(ErrorKind::kResourceLimit,
+               std::string(op) + " would produce " + to_string(count_if_valid) +
+                   " results, more than storcheck's limit of " + to_string(kMaxSplitResults));
+  return {};
+}
+
+}  // namespace
+}  // namespace detail
+
+using namespace detail;  // NOLINT: this file is the implementation of detail's users
+
+bool storage_covers(const TensorImpl& t) {
+  int64_t need;
+  if (!t.geom.required_bytes(&need)) return false;
+  return need <= t.storage->nbytes();
+}
+
+void read_elements(const TensorImpl& t, std::vector<uint8_t>* out) {
+  int64_t is = t.geom.itemsize;
+  for_each_offset(t.geom, [&](int64_t o) {
+    const uint8_t* p = t.storage->data() + o * is;
+    out->insert(out->end(), p, p + is);
+  });
+}
+
+// --- Factories ---------------------------------------------------------------
+
+Result<Tensor> arange(Context& ctx, IntSpan sizes, DType d) {
+  auto r = new_contiguous(ctx, sizes, d, "arange");
+  if (!r.ok()) return r;
+  const TensorImpl& t = *r.value();
+  int64_t n = t.numel();
+  for (int64_t k = 0; k < n; ++k) store_int(elem(t, k), d, k);
+  return r;
+}
+
+Result<Tensor> zeros(Context& ctx, IntSpan sizes, DType d) {
+  return new_contiguous(ctx, sizes, d, "zeros");
+}
+
+Result<Tensor> ones(Context& ctx, IntSpan sizes, DType d) {
+  return full(ctx, sizes, Scalar::integer(1), d);
+}
+
+Result<Tensor> full(Context& ctx, IntSpan sizes, const Scalar& value, DType d) {
+  auto r = new_contiguous(ctx, sizes, d, "full");
+  if (!r.ok()) return r;
+  if (!scalar_fits(d, value))
+    return err(ErrorKind::kScalarOverflow, "value cannot be converted to type " + dtype_c_name(d) +
+                                               " without overflow");
+  const TensorImpl& t = *r.value();
+  int64_t n = t.numel();
+  for (int64_t k = 0; k < n; ++k) store_scalar(elem(t, k), d, value);
+  return r;
+}
+
+Result<Tensor> rand(Context& ctx, IntSpan sizes, DType d, int64_t seed) {
+  auto r = new_contiguous(ctx, sizes, d, "rand");
+  if (!r.ok()) return r;
+  const TensorImpl& t = *r.value();
+  int64_t n = t.numel();
+  for (int64_t k = 0; k < n; ++k) store_double(elem(t, k), d, rand_value(seed, k, d));
+  return r;
+}
+
+Result<Tensor> empty_strided(Context& ctx, IntSpan sizes, IntSpan strides, DType d) {
+  if (sizes.size != strides.size)
+    return err(ErrorKind::kInvalidArgument, "mismatch in length of strides and shape");
+  for (int64_t s : sizes)
+    if (s < 0)
+      return err(ErrorKind::kInvalidArgument, "Trying to create tensor with negative dimension " +
+                                                  to_string(s) + ": " + format_ints(sizes));
+  return new_tensor(ctx, geom_from(sizes, strides, 0, itemsize(d)), d, "empty_strided");
+}
+
+// --- Views -------------------------------------------------------------------
+
+Result<Tensor> view(const Tensor& t, IntSpan sizes) {
+  std::array<int64_t, kGeometryMaxDims> shape{}, st{};
+  Status s = infer_size(sizes, t->numel(), shape.data());
+  if (!s.ok()) return s.error();
+  if (!compute_stride(t->geom, IntSpan(shape.data(), sizes.size), st.data()))
+    return err(ErrorKind::kViewIncompatible,
+               "view size is not compatible with input tensor's size and stride (at least one "
+               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+  Geometry g = geom_from(IntSpan(shape.data(), sizes.size), IntSpan(st.data(), sizes.size),
+                         t->geom.offset, t->geom.itemsize);
+  return make_view(t, g);
+}
+
+Result<Tensor> reshape(Context& ctx, const Tensor& t, IntSpan sizes) {
+  std::array<int64_t, kGeometryMaxDims> shape{}, st{};
+  Status s = infer_size(sizes, t->numel(), shape.data());
+  if (!s.ok()) return s.error();
+  IntSpan sh(shape.data(), sizes.size);
+  if (compute_stride(t->geom, sh, st.data()))
+    return make_view(t, geom_from(sh, IntSpan(st.data(), sizes.size), t->geom.offset,
+                                  t->geom.itemsize));
+  auto c = clone_contiguous(ctx, t, "reshape");
+  if (!c.ok()) return c;
+  Geometry g = geom_from(sh, {}, 0, t->geom.itemsize);
+  contiguous_strides(g.rank, g.sizes.data(), g.strides.data());
+  c.value()->geom = g;
+  return c;
+}
+
+Result<Tensor> as_strided(const Tensor& t, IntSpan sizes, IntSpan strides, int64_t offset) {
+  Status p = negative_size_policy(sizes, "as_strided");
+  if (!p.ok()) return p.error();
+  if (sizes.size != strides.size)
+    return err(ErrorKind::kInvalidArgument, "mismatch in length of strides and shape");
+  return strided_view(t, geom_from(sizes, strides, offset, t->geom.itemsize));
+}
+
+Result<Tensor> select(const Tensor& t, int64_t dim, int64_t index) {
+  if (t->rank() == 0)
+    return err(ErrorKind::kDimOutOfRange, "select() cannot be applied to a 0-dim tensor.");
+  Error e;
+  if (!wrap_dim(dim, t->rank(), &dim, &e)) return e;
+  int64_t size = t->size(static_cast<int>(dim));
+  if (index < -size || index >= size)
+    return err(ErrorKind::kIndexOutOfRange, "select(): index " + to_string(index) +
+                                                " out of range for tensor of size " +
+                                                format_sizes(t->geom) + " at dimension " +
+                                                to_string(dim));
+  if (index < 0) index += size;
+  Geometry g = squeezed(t->geom, dim);
+  g.offset = wrap_add(t->geom.offset, wrap_mul(index, t->stride(static_cast<int>(dim))));
+  return strided_view(t, g);
+}
+
+Result<Tensor> slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step) {
+  if (t->rank() == 0)
+    return err(ErrorKind::kDimOutOfRange, "slice() cannot be applied to a 0-dim tensor.");
+  Error e;
+  if (!wrap_dim(dim, t->rank(), &dim, &e)) return e;
+  if (step <= 0) return err(ErrorKind::kInvalidArgument, "slice step must be positive");
+  int d = static_cast<int>(dim);
+  int64_t size = t->size(d);
+  if (start == std::numeric_limits<int64_t>::max()) start = 0;
+  if (start < 0) start += size;
+  if (end < 0) end += size;
+  if (start < 0) start = 0;
+  else if (start >= size) start = size;
+  if (end < start) end = start;
+  else if (end >= size) end = size;
+  Geometry g = t->geom;
+  g.offset = wrap_add(t->geom.offset, wrap_mul(start, t->stride(d)));
+  int64_t len = end - start;
+  g.sizes[d] = wrap_add(len, step - 1) / step;
+  g.strides[d] = wrap_mul(t->stride(d), step);
+  return strided_view(t, g);
+}
+
+Result<Tensor> narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
+  if (t->rank() == 0)
+    return err(ErrorKind::kDimOutOfRange, "narrow() cannot be applied to a 0-dim tensor.");
+  Error e;
+  if (!wrap_dim(dim, t->rank(), &dim, &e)) return e;
+  int64_t cur = t->size(static_cast<int>(dim));
+  if (start != cur && !wrap_dim(start, cur, &start, &e)) return e;
+  if (!(length >= 0 && start <= cur - length))
+    return err(ErrorKind::kShapeMismatch, "start (" + to_string(start) + ") + length (" +
+                                              to_string(length) + ") exceeds dimension size (" +
+                                              to_string(cur) + ").");
+  return slice(t, dim, start, start + length, 1);
+}
+
+Result<Tensor> transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
+  Error e;
+  if (!wrap_dim(dim0, t->rank(), &dim0, &e) || !wrap_dim(dim1, t->rank(), &dim1, &e)) return e;
+  if (dim0 == dim1) return alias(t);
+  return strided_view(t, transposed(t->geom, dim0, dim1));
+}
+
+Result<Tensor> t(const Tensor& x) {
+  if (x->rank() > 2)
+    return err(ErrorKind::kInvalidArgument, "t() expects a tensor with <= 2 dimensions, but self is " +
+                                                to_string(x->rank()) + "D");
+  return transpose(x, 0, x->rank() < 2 ? 0 : 1);
+}
+
+Result<Tensor> permute(const Tensor& t, IntSpan dims) {
+  int n = t->rank();
+  if (dims.size != n)
+    return err(ErrorKind::kInvalidArgument,
+               "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+               "length of the desired ordering of dimensions i.e. input.dim() = " +
+                   to_string(n) + " is not equal to len(dims) = " + to_string(dims.size));
+  Geometry g = t->geom;
+  std::array<bool, kGeometryMaxDims> seen{};
+  for (int k = 0; k < n; ++k) {
+    int64_t d;
+    Error e;
+    if (!wrap_dim(dims[k], n, &d, &e)) return e;
+    if (seen[d]) return err(ErrorKind::kInvalidArgument, "permute(): duplicate dims are not allowed.");
+    seen[d] = true;
+    g.sizes[k] = t->geom.sizes[d];
+    g.strides[k] = t->geom.strides[d];
+  }
+  return strided_view(t, g);
+}
+
+Result<Tensor> movedim(const Tensor& t, int64_t src, int64_t dst) {
+  int n = t->rank();
+  Error e;
+  if (!wrap_dim(src, n, &src, &e) || !wrap_dim(dst, n, &dst, &e)) return e;
+  if (n == 0) return alias(t);
+  std::array<int64_t, kGeometryMaxDims> order{};
+  int k = 0;
+  std::array<int64_t, kGeometryMaxDims> rest{};
+  int m = 0;
+  for (int d = 0; d < n; ++d)
+    if (d != src) rest[m++] = d;
+  int r = 0;
+  for (int pos = 0; pos < n; ++pos) order[k++] = pos == dst ? src : rest[r++];
+  return permute(t, IntSpan(order.data(), n));
+}
+
+Result<Tensor> expand(const Tensor& t, IntSpan sizes) {
+  int tdim = t->rank();
+  int ndim = sizes.size;
+  if (ndim < tdim)
+    return err(ErrorKind::kInvalidArgument,
+               "expand(" + std::string(dtype_torch_name(t->dtype)) + "{" + format_sizes(t->geom) +
+                   "}, size=" + format_ints(sizes) + "): the number of sizes provided (" +
+                   to_string(ndim) + ") must be greater or equal to the number of dimensions in "
+                   "the tensor (" + to_string(tdim) + ")");
+  Geometry g = t->geom;
+  g.rank = ndim;
+  if (tdim == 0) {
+    for (int i = 0; i < ndim; ++i) {
+      g.sizes[i] = sizes[i];
+      g.strides[i] = 0;
+    }
+    return strided_view(t, g);
+  }
+  for (int i = ndim - 1; i >= 0; --i) {
+    int offset = ndim - 1 - i;
+    int dim = tdim - 1 - offset;
+    int64_t size = dim >= 0 ? t->size(dim) : 1;
+    int64_t stride = dim >= 0 ? t->stride(dim) : wrap_mul(g.sizes[i + 1], g.strides[i + 1]);
+    int64_t target = sizes[i];
+    if (target == -1) {
+      if (dim < 0)
+        return err(ErrorKind::kShapeMismatch,
+                   "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                   "dimension " + to_string(i));
+      target = size;
+    }
+    if (size != target) {
+      if (size != 1)
+        return err(ErrorKind::kShapeMismatch,
+                   "The expanded size of the tensor (" + to_string(target) +
+                       ") must match the existing size (" + to_string(size) +
+                       ") at non-singleton dimension " + to_string(i) + ".  Target sizes: " +
+                       format_ints(sizes) + ".  Tensor sizes: " + format_sizes(t->geom));
+      size = target;
+      stride = 0;
+    }
+    g.sizes[i] = size;
+    g.strides[i] = stride;
+  }
+  return strided_view(t, g);
+}
+
+Result<Tensor> unsqueeze(const Tensor& t, int64_t dim) {
+  Status p = rank_limit(t->rank() + 1, "unsqueeze");
+  if (!p.ok()) return p.error();
+  Error e;
+  if (!wrap_dim(dim, t->rank() + 1, &dim, &e)) return e;
+  return strided_view(t, unsqueezed(t->geom, dim));
+}
+
+Result<Tensor> squeeze(const Tensor& t, int64_t dim) {
+  Error e;
+  if (!wrap_dim(dim, t->rank(), &dim, &e)) return e;
+  if (t->rank() == 0 || t->size(static_cast<int>(dim)) != 1) return strided_view(t, t->geom);
+  return strided_view(t, squeezed(t->geom, dim));
+}
+
+Result<Tensor> flatten(Context& ctx, const Tensor& t, int64_t start, int64_t end) {
+  Error e;
+  if (!wrap_dim(start, t->rank(), &start, &e) || !wrap_dim(end, t->rank(), &end, &e)) return e;
+  if (start > end)
+    return err(ErrorKind::kInvalidArgument,
+               "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (t->rank() == 0) {
+    const int64_t one[] = {1};
+    return reshape(ctx, t, one);
+  }
+  if (start == end) return t;
+  std::array<int64_t, kGeometryMaxDims> shape{};
+  int n = 0;
+  for (int64_t d = 0; d < start; ++d) shape[n++] = t->size(static_cast<int>(d));
+  int64_t prod = 1;
+  for (int64_t d = start; d <= end; ++d) prod = wrap_mul(prod, t->size(static_cast<int>(d)));
+  shape[n++] = prod;
+  for (int64_t d = end + 1; d < t->rank(); ++d) shape[n++] = t->size(static_cast<int>(d));
+  return reshape(ctx, t, IntSpan(shape.data(), n));
+}
+
+Result<Tensor> unflatten(const Tensor& t, int64_t dim, IntSpan sizes) {
+  Status p = rank_limit(t->rank() - 1 + sizes.size, "unflatten");
+  if (!p.ok()) return p.error();
+  Error e;
+  if (!wrap_dim(dim, t->rank(), &dim, &e)) return e;
+  if (sizes.size == 0)
+    return err(ErrorKind::kInvalidArgument, "unflatten: sizes must be non-empty");
+  if (t->rank() == 0)
+    return err(ErrorKind::kDimOutOfRange, "Dimension specified as 0 but tensor has no dimensions");
+  std::array<int64_t, kGeometryMaxDims> inferred{};
+  int64_t dsize = t->size(static_cast<int>(dim));
+  Status s = infer_size(sizes, dsize, inferred.data());
+  if (!s.ok()) {
+    if (s.error().message.find("is invalid for input of size") != std::string::npos)
+      return err(ErrorKind::kShapeMismatch,
+                 "unflatten: Provided sizes " + format_ints(sizes) +
+                     " don't multiply up to the size of dim " + to_string(dim) + " (" +
+                     to_string(dsize) + ") in the input tensor");
+    if (s.error().message == "only one dimension can be inferred")
+      return err(ErrorKind::kInvalidArgument,
+                 "unflatten got an unexpected error:\nonly one dimension can be inferred");
+    return s.error();
+  }
+  std::array<int64_t, kGeometryMaxDims> shape{};
+  int n = 0;
+  for (int64_t d = 0; d < dim; ++d) shape[n++] = t->size(static_cast<int>(d));
+  for (int k = 0; k < sizes.size; ++k) shape[n++] = inferred[k];
+  for (int64_t d = dim + 1; d < t->rank(); ++d) shape[n++] = t->size(static_cast<int>(d));
+  return view(t, IntSpan(shape.data(), n));
+}
+
+Result<Tensor> diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
+  Error e;
+  int64_t d1, d2;
+  if (!wrap_dim(dim1, t->rank(), &d1, &e) || !wrap_dim(dim2, t->rank(), &d2, &e)) return e;
+  if (d1 == d2)
+    return err(ErrorKind::kInvalidArgument, "diagonal dimensions cannot be identical " +
+                                                to_string(dim1) + ", " + to_string(dim2));
+  int64_t s1 = t->size(static_cast<int>(d1)), s2 = t->size(static_cast<int>(d2));
+  int64_t st1 = t->stride(static_cast<int>(d1)), st2 = t->stride(static_cast<int>(d2));
+  int64_t diag;
+  int64_t off = t->geom.offset;
+  if (offset >= 0)
+    diag = std::max<int64_t>(std::min(s1, s2 - offset), 0);
+  else
+    diag = std::max<int64_t>(std::min(s1 + offset, s2), 0);
+  if (diag != 0) off = offset >= 0 ? wrap_add(off, wrap_mul(offset, st2)) : wrap_add(off, -wrap_mul(offset, st1));
+  Geometry g = t->geom;
+  g = squeezed(g, std::max(d1, d2));
+  g = squeezed(g, std::min(d1, d2));
+  g.sizes[g.rank] = diag;
+  g.strides[g.rank] = wrap_add(st1, st2);
+  g.rank += 1;
+  g.offset = off;
+  return strided_view(t, g);
+}
+
+Result<Tensor> unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step) {
+  Status p = rank_limit(t->rank() + 1, "unfold");
+  if (!p.ok()) return p.error();
+  Error e;
+  int64_t d;
+  if (!wrap_dim(dim, t->rank(), &d, &e)) return e;
+  int n = t->rank();
+  int64_t max_size = n == 0 ? 1 : t->size(static_cast<int>(d));
+  if (size > max_size)
+    return err(ErrorKind::kShapeMismatch, "maximum size for tensor at dimension " + to_string(d) +
+                                              " is " + to_string(max_size) + " but size is " +
+                                              to_string(size));
+  if (step <= 0)
+    return err(ErrorKind::kInvalidArgument, "step is " + to_string(step) + " but must be > 0");
+  Geometry g = t->geom;
+  g.rank = n + 1;
+  g.sizes[n] = size;
+  g.strides[n] = n == 0 ? 1 : t->stride(static_cast<int>(d));
+  if (n > 0) {
+    g.sizes[d] = wrap_add(wrap_add(t->size(static_cast<int>(d)), -size) / step, 1);
+    g.strides[d] = wrap_mul(step, t->stride(static_cast<int>(d)));
+  }
+  return strided_view(t, g);
+}
+
+Result<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim, int64_t index) {
+  int64_t wd;
+  Error e;
+  if (t->rank() > 0 && split_size > 0 && wrap_dim(dim, t->rank(), &wd, &e)) {
+    Status p = split_policy(t, wd, split_count(t->size(static_cast<int>(wd)), split_size), "split");
+    if (!p.ok()) return p.error();
+  }
+  if (t->rank() == 0)
+    return err(ErrorKind::kInvalidArgument, "split expects at least a 1-dimensional tensor");
+  if (split_size < 0)
+    return err(ErrorKind::kInvalidArgument,
+               "split expects split_size be non-negative, but got split_size=" +
+                   to_string(split_size));
+  if (!wrap_dim(dim, t->rank(), &dim, &e)) return e;
+  int64_t dim_size = t->size(static_cast<int>(dim));
+  if (!(split_size > 0 || dim_size == 0))
+    return err(ErrorKind::kInvalidArgument,
+               "split_size can only be 0 if dimension size is 0, but got dimension size of " +
+                   to_string(dim_size));
+  int64_t num = split_count(dim_size, split_size);
+  if (index < 0 || index >= num)
+    return err(ErrorKind::kIndexOutOfRange, "split: index " + to_string(index) +
+                                                " out of range for " + to_string(num) + " results");
+  int64_t last = dim_size - split_size * (num - 1);
+  int64_t length = index < num - 1 ? split_size : last;
+  return narrow(t, dim, index * split_size, length);
+}
+
+Result<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim, int64_t index) {
+  if (chunks > kMaxSplitResults) {
+    Status p = split_policy(t, dim, chunks, "chunk");
+    return p.error();
+  }
+  if (t->rank() == 0)
+    return err(ErrorKind::kInvalidArgument, "chunk expects at least a 1-dimensional tensor");
+  if (chunks <= 0)
+    return err(ErrorKind::kInvalidArgument,
+               "chunk expects `chunks` to be greater than 0, got: " + to_string(chunks));
+  Error e;
+  if (!wrap_dim(dim, t->rank(), &dim, &e)) return e;
+  int64_t dim_size = t->size(static_cast<int>(dim));
+  int64_t split_size = (dim_size + chunks - 1) / chunks;
+  if (split_size == 0 && dim_size == 0) {
+    if (index < 0 || index >= chunks)
+      return err(ErrorKind::kIndexOutOfRange, "chunk: index " + to_string(index) +
+                                                  " out of range for " + to_string(chunks) +
+                                                  " results");
+    return narrow(t, dim, 0, 0);
+  }
+  int64_t num = split_count(dim_size, split_size);
+  if (index < 0 || index >= num)
+    return err(ErrorKind::kIndexOutOfRange, "chunk: index " + to_string(index) +
+                                                " out of range for " + to_string(num) + " results");
+  int64_t last = dim_size - split_size * (num - 1);
+  return narrow(t, dim, index * split_size, index < num - 1 ? split_size : last);
+}
+
+Result<Tensor> unbind(const Tensor& t, int64_t dim, int64_t index) {
+  Error e;
+  if (!wrap_dim(dim, t->rank(), &dim, &e)) return e;
+  if (t->rank() == 0)
+    return err(ErrorKind::kDimOutOfRange, "Dimension specified as " + to_string(dim) +
+                                              " but tensor has no dimensions");
+  int64_t size = t->size(static_cast<int>(dim));
+  Status p = split_policy(t, dim, size, "unbind");
+  if (!p.ok()) return p.error();
+  if (index < 0 || index >= size)
+    return err(ErrorKind::kIndexOutOfRange, "unbind: index " + to_string(index) +
+                                                " out of range for " + to_string(size) + " results");
+  return select(t, dim, index);
+}
+
+Result<Tensor> alias(const Tensor& t) { return make_view(t, t->geom); }
+
+Result<Tensor> detach(const Tensor& t) { return make_view(t, t->geom); }
+
+// --- In-place writes ------------------------------------------------------------
+
+Status add_(const Tensor& t, const Scalar& s) { return scalar_inplace(t, s, BinOp::kAdd, "add_"); }
+Status mul_(const Tensor& t, const Scalar& s) { return scalar_inplace(t, s, BinOp::kMul, "mul_"); }
+
+Status fill_(const Tensor& t, const Scalar& s) {
+  Status st = check_compute_input(*t, "fill_");
+  if (!st.ok()) return st;
+  if (!scalar_fits(t->dtype, s))
+    return err(ErrorKind::kScalarOverflow, "value cannot be converted to type " +
+                                               dtype_c_name(t->dtype) + " without overflow");
+  uint8_t sv[8];
+  store_scalar(sv, t->dtype, s);
+  int64_t is = t->geom.itemsize;
+  for_each_offset(t->geom, [&](int64_t o) { std::memcpy(elem(*t, o), sv, static_cast<size_t>(is)); });
+  ++*t->version;
+  return {};
+}
+
+Status zero_(const Tensor& t) { return fill_(t, Scalar::integer(0)); }
+
+Status copy_(const Tensor& dst, const Tensor& src) {
+  Status st = check_compute_input(*dst, "copy_");
+  if (!st.ok()) return st;
+  st = check_compute_input(*src, "copy_");
+  if (!st.ok()) return st;
+  const Geometry& a = dst->geom;
+  const Geometry& b = src->geom;
+  bool same_storage = dst->storage == src->storage;
+  bool same_geom = a.rank == b.rank && a.offset == b.offset && dst->dtype == src->dtype;
+  for (int d = 0; same_geom && d < a.rank; ++d)
+    same_geom = a.sizes[d] == b.sizes[d] && a.strides[d] == b.strides[d];
+  if (dst == src || (same_storage && same_geom)) {
+    ++*dst->version;
+    return {};
+  }
+  MemOverlap mo = internal_overlap(a);
+  if (mo == MemOverlap::kTooHard && a.has_overlap())
+    return err(ErrorKind::kUndefinedBehavior,
+               "copy_: not executed: undefined: the written tensor (sizes " + format_sizes(a) +
+                   ", strides " + format_strides(a) +
+                   ") has overlapping elements that LibTorch does not detect");
+  MemOverlapStatus os = same_storage ? overlap_status(a, b, true, false) : MemOverlapStatus::kNo;
+  if ((os == MemOverlapStatus::kTooHard || os == MemOverlapStatus::kFull) &&
+      elements_intersect(a, b))
+    return err(ErrorKind::kUndefinedBehavior,
+               "copy_: not executed: undefined: source and destination overlap in a way LibTorch "
+               "does not detect; the result would depend on iteration order");
+  if (mo == MemOverlap::kYes)
+    return err(ErrorKind::kInternalOverlap,
+               "unsupported operation: more than one element of the written-to tensor refers to "
+               "a single memory location. Please clone() the tensor before performing the "
+               "operation.");
+  if (os == MemOverlapStatus::kPartial)
+    return err(ErrorKind::kPartialOverlap,
+               "unsupported operation: some elements of the input tensor and the written-to "
+               "tensor refer to a single memory location. Please clone() the tensor before "
+               "performing the operation.");
+  // Broadcast src to dst's shape (TensorIterator with resize_outputs(false)).
+  int n = std::max(a.rank, b.rank);
+  std::array<int64_t, kGeometryMaxDims> shape{};
+  for (int i = n - 1; i >= 0; --i) {
+    int ia = a.rank - n + i, ib = b.rank - n + i;
+    int64_t sa = ia >= 0 ? a.sizes[ia] : 1, sb = ib >= 0 ? b.sizes[ib] : 1;
+    if (sa != sb && sa != 1 && sb != 1)
+      return err(ErrorKind::kShapeMismatch, "The size of tensor a (" + to_string(sa) +
+                                                ") must match the size of tensor b (" +
+                                                to_string(sb) + ") at non-singleton dimension " +
+                                                to_string(i));
+    shape[i] = sa == 1 ? sb : sa;
+  }
+  bool same_shape = n == a.rank;
+  for (int i = 0; same_shape && i < n; ++i) same_shape = shape[i] == a.sizes[i];
+  if (!same_shape)
+    return err(ErrorKind::kShapeMismatch, "output with shape " + format_sizes(a) +
+                                              " doesn't match the broadcast shape " +
+                                              format_ints(IntSpan(shape.data(), n)));
+  Geometry bb = a;  // src broadcast to dst's shape
+  bb.offset = b.offset;
+  bb.itemsize = b.itemsize;
+  for (int i = 0; i < n; ++i) {
+    int ib = b.rank - n + i;
+    bb.strides[i] = (ib >= 0 && b.sizes[ib] != 1) ? b.strides[ib] : 0;
+  }
+  std::vector<uint8_t> tmp;
+  tmp.reserve(static_cast<size_t>(dst->numel() * a.itemsize));
+  for_each_offset(bb, [&](int64_t o) {
+    uint8_t v[8];
+    convert_element(v, dst->dtype, src->storage->data() + o * b.itemsize, src->dtype);
+    tmp.insert(tmp.end(), v, v + a.itemsize);
+  });
+  size_t k = 0;
+  for_each_offset(a, [&](int64_t o) {
+    std::memcpy(elem(*dst, o), tmp.data() + k, static_cast<size_t>(a.itemsize));
+    k += static_cast<size_t>(a.itemsize);
+  });
+  ++*dst->version;
+  return {};
+}
+
+// --- In-place metadata mutation -------------------------------------------------
+
+namespace {
+Status set_geometry(const Tensor& t, const Geometry& g) {
+  Status st = set_strided_checks(*t->storage, g);
+  if (!st.ok()) return st;
+  t->geom = g;
+  ++*t->version;
+  return {};
+}
+}  // namespace
+
+Status transpose_(const Tensor& t, int64_t dim0, int64_t dim1) {
+  Error e;
+  if (!wrap_dim(dim0, t->rank(), &dim0, &e) || !wrap_dim(dim1, t->rank(), &dim1, &e)) return e;
+  if (dim0 == dim1) {
+    ++*t->version;
+    return {};
+  }
+  return set_geometry(t, transposed(t->geom, dim0, dim1));
+}
+
+Status t_(const Tensor& t) {
+  if (t->rank() > 2)
+    return err(ErrorKind::kInvalidArgument, "t_() expects a tensor with <= 2 dimensions, but self is " +
+                                                to_string(t->rank()) + "D");
+  return transpose_(t, 0, t->rank() < 2 ? 0 : 1);
+}
+
+Status unsqueeze_(const Tensor& t, int64_t dim) {
+  Status p = rank_limit(t->rank() + 1, "unsqueeze_");
+  if (!p.ok()) return p;
+  Error e;
+  if (!wrap_dim(dim, t->rank() + 1, &dim, &e)) return e;
+  return set_geometry(t, unsqueezed(t->geom, dim));
+}
+
+Status squeeze_(const Tensor& t, int64_t dim) {
+  Error e;
+  if (!wrap_dim(dim, t->rank(), &dim, &e)) return e;
+  if (t->rank() == 0 || t->size(static_cast<int>(dim)) != 1) return set_geometry(t, t->geom);
+  return set_geometry(t, squeezed(t->geom, dim));
+}
+
+Status as_strided_(const Tensor& t, IntSpan sizes, IntSpan strides, int64_t offset) {
+  Status p = negative_size_policy(sizes, "as_strided_");
+  if (!p.ok()) return p;
+  if (sizes.size != strides.size)
+    return err(ErrorKind::kInvalidArgument, "mismatch in length of strides and shape");
+  return set_geometry(t, geom_from(sizes, strides, offset, t->geom.itemsize));
+}
+
+Status resize_(Context& ctx, const Tensor& t, IntSpan sizes) {
+  Status p = negative_size_policy(sizes, "resize_");
+  if (!p.ok()) return p;
+  bool same = sizes.size == t->rank();
+  for (int d = 0; same && d < sizes.size; ++d) same = sizes[d] == t->size(d);
+  if (same) return {};
+  Geometry g = geom_from(sizes, {}, t->geom.offset, t->geom.itemsize);
+  contiguous_strides(g.rank, g.sizes.data(), g.strides.data());
+  if (!numel_ok(g)) return err(ErrorKind::kStorageSizeOverflow, "numel: integer multiplication overflow");
+  int64_t numel;
+  g.numel(&numel);
+  if (numel > 0) {
+    int64_t bytes;
+    if (__builtin_add_overflow(numel, g.offset, &bytes) ||
+        __builtin_mul_overflow(bytes, g.itemsize, &bytes))
+      return err(ErrorKind::kStorageSizeOverflow,
+                 "resize_: (numel + storage offset) * itemsize overflows int64 (storage size "
+                 "overflow)");
+    if (bytes > t->storage->nbytes()) {
+      if (!t->storage->resizable())
+        return err(ErrorKind::kNonResizable, "Trying to resize storage that is not resizable");
+      Status c = ctx.budget.charge(bytes, "resize_");
+      if (!c.ok()) return c;
+      t->storage->resize(bytes);
+    }
+  }
+  t->geom = g;
+  return {};
+}
+
+// --- Out-of-place compute ----------------------------------------------------------
+
+Result<Tensor> add(Context& ctx, const Tensor& t, const Scalar& s) {
+  return scalar_outplace(ctx, t, s, BinOp::kAdd, "add");
+}
+Result<Tensor> mul(Context& ctx, const Tensor& t, const Scalar& s) {
+  return scalar_outplace(ctx, t, s, BinOp::kMul, "mul");
+}
+
+Result<Tensor> clone(Context& ctx, const Tensor& t) {
+  std::array<int64_t, kGeometryMaxDims> st{};
+  if (t->geom.is_non_overlapping_and_dense()) {
+    for (int d = 0; d < t->rank(); ++d) st[d] = t->stride(d);
+  } else {
+    infer_dense_strides(t->geom, st.data());
+  }
+  return clone_with_strides(ctx, t, st.data(), "clone");
+}
+
+Result<Tensor> contiguous(Context& ctx, const Tensor& t) {
+  if (t->geom.is_contiguous()) return t;
+  return clone_contiguous(ctx, t, "contiguous");
+}
+
+}  // namespace storcheck

@@ -1,0 +1,100 @@
+// The ops of the reference: factories, views, in-place writes, in-place
+// metadata mutation and out-of-place compute, with PyTorch 1.13's semantics
+// (program/README.md lists them; SEMANTICS.md group S states the rules).
+//
+// Every op returns a Result: a new Tensor, or an Error whose kind the
+// LibTorch backend must report too, checked in the order LibTorch checks.
+// Harness policies that LibTorch does not have (S8 undefined behaviour,
+// allocation limits, checked extents) come first, as the LibTorch backend
+// applies them before it calls LibTorch.
+//
+//   Context ctx;
+//   Tensor t = arange(ctx, {3, 4}, DType::kF32).value();
+//   Result<Tensor> v = view(t, {12});        // ok: contiguous
+//   Result<Tensor> w = view(transpose(t, 0, 1).value(), {12});
+//   // w.error().kind == ErrorKind::kViewIncompatible (S6)
+#pragma once
+
+#include <vector>
+
+#include "impl/tensor.h"
+
+namespace storcheck {
+
+// --- Factories (fresh storage, version 0) ----------------------------------
+/// arange(numel) converted to `d` and viewed as `sizes`.
+Result<Tensor> arange(Context& ctx, IntSpan sizes, DType d);
+Result<Tensor> zeros(Context& ctx, IntSpan sizes, DType d);
+Result<Tensor> ones(Context& ctx, IntSpan sizes, DType d);
+/// kScalarOverflow when `value` does not fit `d`.
+Result<Tensor> full(Context& ctx, IntSpan sizes, const Scalar& value, DType d);
+/// Element k is rand_value(seed, k, d) (impl/rand.h).
+Result<Tensor> rand(Context& ctx, IntSpan sizes, DType d, int64_t seed);
+/// Zero-filled (unspecified in PyTorch; see backend.h).
+Result<Tensor> empty_strided(Context& ctx, IntSpan sizes, IntSpan strides, DType d);
+
+// --- Views (share storage and version counter; S2, S3) ----------------------
+Result<Tensor> view(const Tensor& t, IntSpan sizes);
+/// A view when S6 allows one, else a contiguous copy (new storage).
+Result<Tensor> reshape(Context& ctx, const Tensor& t, IntSpan sizes);
+Result<Tensor> as_strided(const Tensor& t, IntSpan sizes, IntSpan strides, int64_t offset);
+Result<Tensor> select(const Tensor& t, int64_t dim, int64_t index);
+Result<Tensor> slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step);
+Result<Tensor> narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
+Result<Tensor> transpose(const Tensor& t, int64_t dim0, int64_t dim1);
+Result<Tensor> t(const Tensor& t);
+Result<Tensor> permute(const Tensor& t, IntSpan dims);
+Result<Tensor> movedim(const Tensor& t, int64_t src, int64_t dst);
+Result<Tensor> expand(const Tensor& t, IntSpan sizes);
+Result<Tensor> unsqueeze(const Tensor& t, int64_t dim);
+Result<Tensor> squeeze(const Tensor& t, int64_t dim);
+/// May return `t` itself (start == end) or a copy (through reshape).
+Result<Tensor> flatten(Context& ctx, const Tensor& t, int64_t start, int64_t end);
+Result<Tensor> unflatten(const Tensor& t, int64_t dim, IntSpan sizes);
+Result<Tensor> diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2);
+Result<Tensor> unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step);
+/// Result `index` of t.split(split_size, dim).
+Result<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim, int64_t index);
+/// Result `index` of t.chunk(chunks, dim).
+Result<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim, int64_t index);
+/// Result `index` of t.unbind(dim).
+Result<Tensor> unbind(const Tensor& t, int64_t dim, int64_t index);
+Result<Tensor> alias(const Tensor& t);
+Result<Tensor> detach(const Tensor& t);
+
+// --- In-place writes (bump the version counter) ------------------------------
+Status add_(const Tensor& t, const Scalar& s);
+Status mul_(const Tensor& t, const Scalar& s);
+Status fill_(const Tensor& t, const Scalar& s);
+Status zero_(const Tensor& t);
+Status copy_(const Tensor& dst, const Tensor& src);
+
+// --- In-place metadata mutation (inplace_view) ---------------------------------
+Status transpose_(const Tensor& t, int64_t dim0, int64_t dim1);
+Status t_(const Tensor& t);
+Status unsqueeze_(const Tensor& t, int64_t dim);
+Status squeeze_(const Tensor& t, int64_t dim);
+Status as_strided_(const Tensor& t, IntSpan sizes, IntSpan strides, int64_t offset);
+/// Contiguous sizes; grows the storage (zero-filled, R6) when it is too small.
+Status resize_(Context& ctx, const Tensor& t, IntSpan sizes);
+
+// --- Out-of-place compute (fresh storage) ---------------------------------------
+Result<Tensor> add(Context& ctx, const Tensor& t, const Scalar& s);
+Result<Tensor> mul(Context& ctx, const Tensor& t, const Scalar& s);
+/// preserve_format: dense non-overlapping strides kept, else dense strides
+/// in the input's layout order.
+Result<Tensor> clone(Context& ctx, const Tensor& t);
+/// Returns `t` itself when already contiguous.
+Result<Tensor> contiguous(Context& ctx, const Tensor& t);
+
+// --- Observation helpers -----------------------------------------------------------
+/// True when the storage holds every byte the geometry can address (S8).
+bool storage_covers(const TensorImpl& t);
+/// Appends the elements in row-major order (itemsize bytes each).
+void read_elements(const TensorImpl& t, std::vector<uint8_t>* out);
+
+/// Most results split/chunk/unbind may produce (harness policy: more would
+/// allocate a huge result list in LibTorch); beyond it kResourceLimit.
+inline constexpr int64_t kMaxSplitResults = 65536;
+
+}  // namespace storcheck

@@ -1,0 +1,62 @@
+// A strided tensor of the reference: a storage, a geometry (sizes, strides,
+// offset in elements), a dtype and a version counter (S2).
+//
+// Invariant: views share `storage` and `version` with their base; every
+// in-place write bumps `*version` (S2). A Tensor is a shared handle: two
+// program variables bound to one handle are the same tensor object (PyTorch's
+// `contiguous()` of a contiguous tensor returns its input), so metadata
+// mutation through one is seen through the other.
+//
+//   Context ctx;
+//   Tensor t = zeros(ctx, {3, 4}, DType::kF32).value();
+//   Tensor v = transpose(t, 0, 1).value();        // shares t's storage
+//   bool a = v->storage == t->storage;            // true (S3)
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "impl/dtype.h"
+#include "impl/geometry.h"
+#include "impl/storage.h"
+
+namespace storcheck {
+
+struct TensorImpl {
+  std::shared_ptr<Storage> storage;
+  Geometry geom;  ///< geom.itemsize == itemsize(dtype)
+  DType dtype = DType::kF32;
+  std::shared_ptr<int64_t> version;
+
+  int rank() const { return geom.rank; }
+  int64_t size(int d) const { return geom.sizes[d]; }
+  int64_t stride(int d) const { return geom.strides[d]; }
+  int64_t numel() const;  ///< product of sizes (the tensor exists, so no overflow)
+};
+using Tensor = std::shared_ptr<TensorImpl>;
+
+/// A read-only view of an int64 list (sizes, strides, dims).
+struct IntSpan {
+  const int64_t* data = nullptr;
+  int size = 0;
+  IntSpan() = default;
+  IntSpan(const int64_t* d, int n) : data(d), size(n) {}
+  template <size_t N>
+  IntSpan(const int64_t (&a)[N]) : data(a), size(static_cast<int>(N)) {}  // NOLINT
+  int64_t operator[](int k) const { return data[k]; }
+  const int64_t* begin() const { return data; }
+  const int64_t* end() const { return data + size; }
+};
+
+/// "[3, 4]": PyTorch's printing of an int list, for messages.
+std::string format_ints(IntSpan v);
+std::string format_sizes(const Geometry& g);
+std::string format_strides(const Geometry& g);
+
+/// Per-run state of the reference: the allocation budget.
+struct Context {
+  AllocBudget budget;
+};
+
+}  // namespace storcheck

@@ -1,0 +1,69 @@
+// A Backend executes a program step by step and reports observations.
+// Implementations: the reference (impl/), LibTorch CPU eager, and later
+// LibTorch CUDA/meta, the reference fake converter, and PyTorch via CPython.
+//
+// Contract shared by every backend (see Note [Step outcome rules]):
+// - `begin` resets all state for a new program under the given Limits.
+// - `run_step` executes one step; a failed step reports its ErrorKind and
+//   leaves the step's output variable unbound. A step that reads an unbound
+//   variable is not run: it reports `skipped` (the Runner handles this
+//   before calling the backend, so backends never see unbound inputs).
+// - Allocation limits: before allocating, an op whose new allocation would
+//   exceed Limits::max_tensor_bytes, or bring the run's total beyond
+//   Limits::max_program_bytes, raises kResourceLimit. Int64 overflow of an
+//   extent raises kStorageSizeOverflow first (S9).
+// - Unspecified bytes (empty_strided, storage growth by resize_) are defined
+//   as zero by every backend so that values compare (R6).
+// - A backend never executes undefined behaviour (S8): compute kernels on a
+//   tensor whose storage is smaller than its extent report
+//   kUndefinedBehavior without running.
+//
+//   std::unique_ptr<Backend> b = make_reference_backend();
+//   b->begin(program, limits);
+//   for (const Step& s : program.steps) { b->run_step(s); b->observe(&obs); }
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "impl/error.h"
+#include "oracles/observation.h"
+#include "program/ir.h"
+#include "program/limits.h"
+
+namespace storcheck {
+
+/// Which observation fields a backend can see.
+struct Capabilities {
+  bool version = true;   ///< version counters
+  bool identity = true;  ///< tensor object identity
+  bool values = true;    ///< element bytes
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  /// "reference", "torch_cpu", ...
+  virtual std::string_view name() const = 0;
+  virtual Capabilities capabilities() const { return {}; }
+  /// Resets state for `program` (which must stay alive until the next begin).
+  virtual void begin(const Program& program, const Limits& limits) = 0;
+  /// Runs one step (all its input variables are bound). Returns the error
+  /// (kind kNone on success).
+  virtual Error run_step(const Step& step) = 0;
+  /// Fills obs->vars (resized to the program's variable count) with every
+  /// variable's state. `error`/`skipped` are filled by the Runner.
+  virtual void observe(Observation* obs) = 0;
+};
+
+/// DTypeArg (program/) to DType (impl/): same order by construction.
+inline DType to_dtype(DTypeArg d) { return static_cast<DType>(static_cast<int>(d)); }
+inline Scalar to_scalar(const ScalarLit& s) {
+  return Scalar{static_cast<Scalar::Kind>(static_cast<int>(s.kind)), s.i, s.f};
+}
+
+std::unique_ptr<Backend> make_reference_backend();
+/// Null when storcheck was built without LibTorch.
+std::unique_ptr<Backend> make_torch_cpu_backend();
+
+}  // namespace storcheck

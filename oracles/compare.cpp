@@ -1,0 +1,110 @@
+#include "oracles/compare.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "impl/tensor.h"
+
+namespace storcheck {
+
+namespace {
+
+std::string ints(const std::array<int64_t, kMaxDims>& v, int n) {
+  return format_ints(IntSpan(v.data(), n));
+}
+
+bool element_equal(const uint8_t* x, const uint8_t* y, DType d) {
+  if (is_floating(d)) {
+    double a = load_as_double(x, d), b = load_as_double(y, d);
+    return a == b || (std::isnan(a) && std::isnan(b));
+  }
+  return std::memcmp(x, y, static_cast<size_t>(itemsize(d))) == 0;
+}
+
+std::string element_str(const uint8_t* p, DType d) {
+  if (is_floating(d)) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.9g", load_as_double(p, d));
+    return buf;
+  }
+  if (d == DType::kBool) return *p ? "True" : "False";
+  return std::to_string(load_as_int(p, d));
+}
+
+}  // namespace
+
+std::string format_values(const VarObs& v, size_t max_elems) {
+  if (!v.values_known) return "<not observable>";
+  size_t is = static_cast<size_t>(itemsize(v.dtype));
+  size_t n = v.values.size() / is;
+  std::string s = "[";
+  for (size_t k = 0; k < n && k < max_elems; ++k) {
+    if (k) s += ", ";
+    s += element_str(v.values.data() + k * is, v.dtype);
+  }
+  if (n > max_elems) s += ", ... (" + std::to_string(n) + " elements)";
+  return s + "]";
+}
+
+bool compare_observations(const Observation& a, const Capabilities& ca, const Observation& b,
+                          const Capabilities& cb, Mismatch* m) {
+  auto fail = [&](const char* field, VarId var, std::string x, std::string y) {
+    m->field = field;
+    m->var = var;
+    m->a = std::move(x);
+    m->b = std::move(y);
+    return false;
+  };
+  if (a.error != b.error)
+    return fail("error", kNoVar,
+                std::string(error_kind_name(a.error)) +
+                    (a.error_message.empty() ? "" : " (" + a.error_message + ")"),
+                std::string(error_kind_name(b.error)) +
+                    (b.error_message.empty() ? "" : " (" + b.error_message + ")"));
+  size_t n = std::max(a.vars.size(), b.vars.size());
+  static const VarObs kDead;
+  for (size_t k = 0; k < n; ++k) {
+    const VarObs& x = k < a.vars.size() ? a.vars[k] : kDead;
+    const VarObs& y = k < b.vars.size() ? b.vars[k] : kDead;
+    VarId v = static_cast<VarId>(k);
+    if (x.live != y.live)
+      return fail("live", v, x.live ? "live" : "unbound", y.live ? "live" : "unbound");
+    if (!x.live) continue;
+    if (x.rank != y.rank) return fail("rank", v, std::to_string(x.rank), std::to_string(y.rank));
+    for (int d = 0; d < x.rank; ++d)
+      if (x.sizes[d] != y.sizes[d]) return fail("sizes", v, ints(x.sizes, x.rank), ints(y.sizes, y.rank));
+    for (int d = 0; d < x.rank; ++d)
+      if (x.strides[d] != y.strides[d])
+        return fail("strides", v, ints(x.strides, x.rank), ints(y.strides, y.rank));
+    if (x.offset != y.offset)
+      return fail("offset", v, std::to_string(x.offset), std::to_string(y.offset));
+    if (x.dtype != y.dtype)
+      return fail("dtype", v, std::string(dtype_name(x.dtype)), std::string(dtype_name(y.dtype)));
+    if (x.layout != y.layout) return fail("layout", v, "?", "?");
+    if (x.device != y.device) return fail("device", v, "?", "?");
+    if (x.storage_nbytes != y.storage_nbytes)
+      return fail("storage_nbytes", v, std::to_string(x.storage_nbytes),
+                  std::to_string(y.storage_nbytes));
+    if (x.alias_class != y.alias_class)
+      return fail("alias_class", v, "t#" + std::to_string(x.alias_class),
+                  "t#" + std::to_string(y.alias_class));
+    if (ca.identity && cb.identity && x.identity_class != y.identity_class)
+      return fail("identity_class", v, "t#" + std::to_string(x.identity_class),
+                  "t#" + std::to_string(y.identity_class));
+    if (ca.version && cb.version && x.version_known && y.version_known && x.version != y.version)
+      return fail("version", v, std::to_string(x.version), std::to_string(y.version));
+    if (ca.values && cb.values && x.values_known != y.values_known)
+      return fail("values_known", v, x.values_known ? "observable" : "not observable",
+                  y.values_known ? "observable" : "not observable");
+    if (ca.values && cb.values && x.values_known && y.values_known) {
+      size_t is = static_cast<size_t>(itemsize(x.dtype));
+      if (x.values.size() != y.values.size()) return fail("values", v, format_values(x), format_values(y));
+      for (size_t e = 0; e < x.values.size(); e += is)
+        if (!element_equal(x.values.data() + e, y.values.data() + e, x.dtype))
+          return fail("values", v, format_values(x), format_values(y));
+    }
+  }
+  return true;
+}
+
+}  // namespace storcheck

@@ -1,0 +1,39 @@
+// The comparator: checks two backends' observations of one step and names
+// the first field that differs (STYLE rule 11: a structured report, never a
+// bare false).
+//
+// Fields are compared in a fixed order — the step's error kind, then for
+// each variable in id order: live, rank, sizes, strides, offset, dtype,
+// storage_nbytes, alias_class, identity_class, version, values — and a field
+// either backend cannot observe (Capabilities, *_known) is skipped.
+// Values: integers and bool compare exactly; floats compare with tolerance
+// 0 (every op in the table is a single IEEE operation per element, so both
+// backends round identically), nan equals nan and -0.0 equals 0.0.
+//
+//   Mismatch m;
+//   if (!compare_observations(ref_obs, ref_caps, torch_obs, torch_caps, &m))
+//     std::cout << m.field << " of " << m.var << ": " << m.a << " vs " << m.b;
+#pragma once
+
+#include <string>
+
+#include "oracles/backend.h"
+
+namespace storcheck {
+
+/// The first difference between two observations of one step.
+struct Mismatch {
+  std::string field;   ///< "error", "sizes", "values", ...
+  VarId var = kNoVar;  ///< kNoVar for the step-level field "error"
+  std::string a;       ///< the first backend's value, printed
+  std::string b;       ///< the second backend's value, printed
+};
+
+/// True when equal on every field both can observe; else fills *m.
+bool compare_observations(const Observation& a, const Capabilities& ca, const Observation& b,
+                          const Capabilities& cb, Mismatch* m);
+
+/// Prints a VarObs field for reports ("[3, 4]", "f32", "[1.5, 2, nan]").
+std::string format_values(const VarObs& v, size_t max_elems = 16);
+
+}  // namespace storcheck

@@ -1,0 +1,40 @@
+// The known upstream divergences: LibTorch behaviour that differs from the
+// reference on purpose or by an upstream bug, keyed by LibTorch version,
+// each with a reason (DESIGN.md). The gate reports a divergence that matches
+// an entry as an expected failure, and flags an entry whose regression file
+// stops diverging (the upstream bug was fixed, or the reference changed).
+//
+// A regression file names its entry in a header line `# known: ID`.
+//
+//   const KnownDivergence* k = find_known_divergence("some-id");
+//   if (k && k->applies_to(torch_version())) ...
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace storcheck {
+
+struct KnownDivergence {
+  std::string_view id;
+  /// LibTorch versions it applies to: "*" for all, else a comma-separated
+  /// list of "MAJOR.MINOR" prefixes ("1.13,2.0").
+  std::string_view torch_versions;
+  std::string_view op;     ///< the op at the diverging step
+  std::string_view field;  ///< the differing field ("error", "values", ...)
+  std::string_view reason;
+  bool applies_to(std::string_view torch_version) const;
+};
+
+/// The list (may be empty).
+const std::vector<KnownDivergence>& known_divergences();
+/// Null when no entry has this id.
+const KnownDivergence* find_known_divergence(std::string_view id,
+                                             const std::vector<KnownDivergence>& list =
+                                                 known_divergences());
+
+/// "1.13.1" for the LibTorch this binary links, "" without LibTorch.
+std::string torch_version();
+
+}  // namespace storcheck

@@ -1,0 +1,63 @@
+// What a backend reports after a step: the step's outcome and, for every
+// variable, everything observable about it (DESIGN.md "Observations").
+//
+// Invariant: fields a backend cannot observe are marked unknown (the
+// `*_known` flags), never guessed; the comparator skips them.
+// Element values are the tensor's elements in row-major logical order, each
+// `itemsize(dtype)` bytes in the dtype's C++ representation (S4).
+//
+//   Observation obs;
+//   backend.observe(&obs);                 // after run_step
+//   const VarObs& v = obs.vars[t1];        // t1 a VarId
+//   if (v.live) std::cout << v.rank;
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "impl/dtype.h"
+#include "impl/error.h"
+
+namespace storcheck {
+
+/// Largest rank a tensor may reach at run time (the language's lists are
+/// bounded by Limits::max_rank; unsqueeze/unfold/unflatten can grow past it
+/// up to this bound, beyond which every backend raises kResourceLimit).
+inline constexpr int kMaxDims = 16;
+
+enum class Layout : uint8_t { kStrided };
+enum class Device : uint8_t { kCpu, kCuda, kMeta };
+
+/// One variable after a step.
+struct VarObs {
+  bool live = false;  ///< bound and not dropped
+  int rank = 0;
+  std::array<int64_t, kMaxDims> sizes{};
+  std::array<int64_t, kMaxDims> strides{};
+  int64_t offset = 0;
+  DType dtype = DType::kF32;
+  Layout layout = Layout::kStrided;
+  Device device = Device::kCpu;
+  int64_t storage_nbytes = 0;
+  /// Smallest live VarId whose tensor shares this variable's storage (S3).
+  int32_t alias_class = -1;
+  /// Smallest live VarId bound to the very same tensor object (contiguous()
+  /// of a contiguous tensor returns its input).
+  int32_t identity_class = -1;
+  bool version_known = false;
+  int64_t version = 0;
+  bool values_known = false;
+  std::vector<uint8_t> values;  ///< numel * itemsize bytes, row-major
+};
+
+/// The outcome of one step and the state of every variable after it.
+struct Observation {
+  ErrorKind error = ErrorKind::kNone;
+  std::string error_message;
+  bool skipped = false;  ///< the step used an unbound variable: not run
+  std::vector<VarObs> vars;  ///< indexed by VarId
+};
+
+}  // namespace storcheck

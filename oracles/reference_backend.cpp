@@ -1,0 +1,142 @@
+// The reference backend: runs each step through impl/ (the op table's
+// reference column is the dispatch below: one case per op of ops.def).
+#include <unordered_map>
+
+#include "impl/ops.h"
+#include "oracles/backend.h"
+
+namespace storcheck {
+
+namespace {
+
+IntSpan span(const IntList& l) { return IntSpan(l.v.data(), l.n); }
+
+class ReferenceBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "reference"; }
+
+  void begin(const Program& program, const Limits& limits) override {
+    program_ = &program;
+    vars_.assign(static_cast<size_t>(program.num_vars()), nullptr);
+    ctx_ = Context{};
+    ctx_.budget.max_tensor_bytes = limits.max_tensor_bytes;
+    ctx_.budget.max_total_bytes = limits.max_program_bytes;
+  }
+
+  Error run_step(const Step& s) override {
+    Result<Tensor> r = dispatch(s);
+    if (!r.ok()) return r.error();
+    if (s.out != kNoVar) vars_[s.out] = std::move(r).value();
+    return {};
+  }
+
+  void observe(Observation* obs) override {
+    obs->vars.resize(vars_.size());
+    for (size_t k = 0; k < vars_.size(); ++k) {
+      VarObs& v = obs->vars[k];
+      const Tensor& t = vars_[k];
+      v.live = t != nullptr;
+      if (!v.live) continue;
+      const Geometry& g = t->geom;
+      v.rank = g.rank;
+      for (int d = 0; d < g.rank; ++d) {
+        v.sizes[d] = g.sizes[d];
+        v.strides[d] = g.strides[d];
+      }
+      v.offset = g.offset;
+      v.dtype = t->dtype;
+      v.layout = Layout::kStrided;
+      v.device = Device::kCpu;
+      v.storage_nbytes = t->storage->nbytes();
+      v.alias_class = static_cast<int32_t>(k);
+      v.identity_class = static_cast<int32_t>(k);
+      for (size_t j = 0; j < k; ++j) {
+        if (!vars_[j]) continue;
+        if (vars_[j]->storage == t->storage && v.alias_class == static_cast<int32_t>(k))
+          v.alias_class = static_cast<int32_t>(j);
+        if (vars_[j] == t && v.identity_class == static_cast<int32_t>(k))
+          v.identity_class = static_cast<int32_t>(j);
+      }
+      v.version_known = true;
+      v.version = *t->version;
+      v.values.clear();
+      v.values_known = storage_covers(*t);
+      if (v.values_known) read_elements(*t, &v.values);
+    }
+  }
+
+ private:
+  Result<Tensor> none(Status st) {
+    if (!st.ok()) return st.error();
+    return Tensor{};
+  }
+
+  Result<Tensor> dispatch(const Step& s) {
+    const Arg* a = s.args.data();
+    auto var = [&](int k) -> const Tensor& { return vars_[a[k].var]; };
+    auto scalar = [&](int k) { return to_scalar(a[k].scalar); };
+    switch (s.op) {
+      case OpId::kArange: return arange(ctx_, span(a[0].list), to_dtype(a[1].dtype));
+      case OpId::kZeros: return zeros(ctx_, span(a[0].list), to_dtype(a[1].dtype));
+      case OpId::kOnes: return ones(ctx_, span(a[0].list), to_dtype(a[1].dtype));
+      case OpId::kFull: return full(ctx_, span(a[0].list), scalar(1), to_dtype(a[2].dtype));
+      case OpId::kRand: return rand(ctx_, span(a[0].list), to_dtype(a[1].dtype), a[2].i);
+      case OpId::kEmptyStrided:
+        return empty_strided(ctx_, span(a[0].list), span(a[1].list), to_dtype(a[2].dtype));
+      case OpId::kView: return view(var(0), span(a[1].list));
+      case OpId::kReshape: return reshape(ctx_, var(0), span(a[1].list));
+      case OpId::kAsStrided: return as_strided(var(0), span(a[1].list), span(a[2].list), a[3].i);
+      case OpId::kSelect: return select(var(0), a[1].i, a[2].i);
+      case OpId::kSlice: return slice(var(0), a[1].i, a[2].i, a[3].i, a[4].i);
+      case OpId::kNarrow: return narrow(var(0), a[1].i, a[2].i, a[3].i);
+      case OpId::kTranspose: return transpose(var(0), a[1].i, a[2].i);
+      case OpId::kT: return t(var(0));
+      case OpId::kPermute: return permute(var(0), span(a[1].list));
+      case OpId::kMovedim: return movedim(var(0), a[1].i, a[2].i);
+      case OpId::kExpand: return expand(var(0), span(a[1].list));
+      case OpId::kUnsqueeze: return unsqueeze(var(0), a[1].i);
+      case OpId::kSqueeze: return squeeze(var(0), a[1].i);
+      case OpId::kFlatten: return flatten(ctx_, var(0), a[1].i, a[2].i);
+      case OpId::kUnflatten: return unflatten(var(0), a[1].i, span(a[2].list));
+      case OpId::kDiagonal: return diagonal(var(0), a[1].i, a[2].i, a[3].i);
+      case OpId::kUnfold: return unfold(var(0), a[1].i, a[2].i, a[3].i);
+      case OpId::kSplit: return split(var(0), a[1].i, a[2].i, a[3].i);
+      case OpId::kChunk: return chunk(var(0), a[1].i, a[2].i, a[3].i);
+      case OpId::kUnbind: return unbind(var(0), a[1].i, a[2].i);
+      case OpId::kAlias: return alias(var(0));
+      case OpId::kDetach: return detach(var(0));
+      case OpId::kAdd_: return none(add_(var(0), scalar(1)));
+      case OpId::kMul_: return none(mul_(var(0), scalar(1)));
+      case OpId::kFill_: return none(fill_(var(0), scalar(1)));
+      case OpId::kZero_: return none(zero_(var(0)));
+      case OpId::kCopy_: return none(copy_(var(0), var(1)));
+      case OpId::kTranspose_: return none(transpose_(var(0), a[1].i, a[2].i));
+      case OpId::kT_: return none(t_(var(0)));
+      case OpId::kUnsqueeze_: return none(unsqueeze_(var(0), a[1].i));
+      case OpId::kSqueeze_: return none(squeeze_(var(0), a[1].i));
+      case OpId::kAsStrided_:
+        return none(as_strided_(var(0), span(a[1].list), span(a[2].list), a[3].i));
+      case OpId::kResize_: return none(resize_(ctx_, var(0), span(a[1].list)));
+      case OpId::kAdd: return add(ctx_, var(0), scalar(1));
+      case OpId::kMul: return mul(ctx_, var(0), scalar(1));
+      case OpId::kClone: return clone(ctx_, var(0));
+      case OpId::kContiguous: return contiguous(ctx_, var(0));
+      case OpId::kDrop:
+        vars_[a[0].var] = nullptr;
+        return Tensor{};
+      case OpId::kNumOps: break;
+    }
+    SC_ASSERT(false, "op without a reference entry: " + std::string(op_info(s.op).name));
+    return Tensor{};
+  }
+
+  const Program* program_ = nullptr;
+  std::vector<Tensor> vars_;
+  Context ctx_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_reference_backend() { return std::make_unique<ReferenceBackend>(); }
+
+}  // namespace storcheck

@@ -1,0 +1,70 @@
+#include "oracles/runner.h"
+
+#include "program/text_format.h"
+
+namespace storcheck {
+
+std::string Divergence::to_string(const Program& p) const {
+  std::string s = "step " + std::to_string(step);
+  if (step >= 1 && step <= static_cast<int64_t>(p.steps.size()))
+    s += " (" + print_step(p, p.steps[static_cast<size_t>(step - 1)]) + ")";
+  s += ": " + mismatch.field;
+  if (mismatch.var != kNoVar && mismatch.var < p.num_vars()) s += " of " + p.var_names[mismatch.var];
+  s += ": " + backend_a + " " + mismatch.a + " vs " + backend_b + " " + mismatch.b;
+  return s;
+}
+
+RunReport Runner::run(const Program& program, bool keep_trace) {
+  RunReport rep;
+  const size_t nb = backends_.size();
+  obs_.resize(nb);
+  for (Backend* b : backends_) b->begin(program, limits_);
+  std::vector<char> bound(static_cast<size_t>(program.num_vars()), 0);
+  for (size_t k = 0; k < program.steps.size(); ++k) {
+    const Step& step = program.steps[k];
+    TraceLine line;
+    line.step = static_cast<int64_t>(k + 1);
+    bool skip = false;
+    for (int a = 0; a < step.nargs; ++a)
+      if (step.args[a].kind == ArgKind::kVar && !bound[step.args[a].var]) skip = true;
+    if (skip) {
+      line.skipped = true;
+      if (keep_trace) rep.trace.push_back(std::move(line));
+      continue;
+    }
+    ++rep.steps_run;
+    for (size_t b = 0; b < nb; ++b) {
+      Error e = backends_[b]->run_step(step);
+      backends_[b]->observe(&obs_[b]);
+      obs_[b].error = e.kind;
+      obs_[b].error_message = std::move(e.message);
+      obs_[b].skipped = false;
+      if (keep_trace) {
+        line.errors.push_back(obs_[b].error);
+        line.messages.push_back(obs_[b].error_message);
+      }
+    }
+    if (keep_trace) rep.trace.push_back(line);
+    for (size_t b = 1; b < nb; ++b) {
+      Mismatch m;
+      if (!compare_observations(obs_[0], backends_[0]->capabilities(), obs_[b],
+                                backends_[b]->capabilities(), &m)) {
+        rep.diverged = true;
+        rep.divergence.step = static_cast<int64_t>(k + 1);
+        rep.divergence.backend_a = std::string(backends_[0]->name());
+        rep.divergence.backend_b = std::string(backends_[b]->name());
+        rep.divergence.mismatch = std::move(m);
+        rep.last = obs_;
+        return rep;
+      }
+    }
+    bool failed = obs_[0].error != ErrorKind::kNone;
+    if (failed) ++rep.steps_failed;
+    if (step.out != kNoVar) bound[step.out] = failed ? 0 : 1;
+    if (step.op == OpId::kDrop) bound[step.args[0].var] = 0;
+  }
+  rep.last = obs_;
+  return rep;
+}
+
+}  // namespace storcheck

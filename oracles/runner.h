@@ -1,0 +1,67 @@
+// The Runner drives several backends through one program in lock step and
+// compares their observations after every step (DESIGN.md "Observations and
+// oracles").
+//
+// Note [Step outcome rules]
+// 1) A step whose inputs are all bound runs on every backend.
+// 2) A step that reads an unbound variable (its defining step failed) runs on
+//    no backend: it is "skipped" and its own output stays unbound.
+// 3) A failed step leaves its output unbound; the comparator has already
+//    checked that every backend failed with the same ErrorKind.
+// 4) `drop` unbinds its variable on every backend.
+// The first differing step ends the run: later steps could only differ more.
+//
+//   Runner r({ref.get(), torch.get()}, Limits{});
+//   RunReport rep = r.run(program, /*trace=*/true);
+//   if (rep.diverged) std::cout << rep.divergence.to_string(program);
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "oracles/backend.h"
+#include "oracles/compare.h"
+
+namespace storcheck {
+
+/// Where and how two backends first differed.
+struct Divergence {
+  int64_t step = 0;  ///< 1-based step number
+  std::string backend_a, backend_b;
+  Mismatch mismatch;
+  /// "step 2 (t1 = transpose t0 0 1): strides of t1: reference [1, 4] vs torch_cpu [4, 1]"
+  std::string to_string(const Program& p) const;
+};
+
+/// One line of a trace: the step and each backend's outcome.
+struct TraceLine {
+  int64_t step = 0;
+  bool skipped = false;
+  std::vector<ErrorKind> errors;        ///< per backend
+  std::vector<std::string> messages;    ///< per backend
+};
+
+struct RunReport {
+  bool diverged = false;
+  Divergence divergence;
+  int64_t steps_run = 0;     ///< steps executed (not skipped)
+  int64_t steps_failed = 0;  ///< steps every backend rejected alike
+  std::vector<TraceLine> trace;
+  /// Observations after the last step compared (per backend).
+  std::vector<Observation> last;
+};
+
+class Runner {
+ public:
+  Runner(std::vector<Backend*> backends, const Limits& limits)
+      : backends_(std::move(backends)), limits_(limits) {}
+  RunReport run(const Program& program, bool keep_trace = false);
+  const std::vector<Backend*>& backends() const { return backends_; }
+
+ private:
+  std::vector<Backend*> backends_;
+  Limits limits_;
+  std::vector<Observation> obs_;
+};
+
+}  // namespace storcheck
