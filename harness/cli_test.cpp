@@ -1,0 +1,204 @@
+// The storcheck CLI: usage errors, malformed programs and the end-to-end
+// proof that the pipeline finds a planted bug.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "harness/cli.h"
+#include "harness/gate.h"
+#include "harness/properties.h"
+#include "impl/fault.h"
+#include "program/text_format.h"
+
+namespace storcheck {
+namespace {
+
+struct Outcome {
+  int code;
+  std::string out, err;
+};
+
+Outcome cli(std::vector<const char*> args, const char* rc_params = nullptr) {
+  args.insert(args.begin(), "storcheck");
+  std::ostringstream out, err;
+  int code = storcheck_main(static_cast<int>(args.size()), args.data(), rc_params, out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::string temp_dir() {
+  char tmpl[] = "/tmp/storcheck-test-XXXXXX";
+  return ::mkdtemp(tmpl);
+}
+
+std::string write(const std::string& dir, const std::string& name, const std::string& text) {
+  std::string path = dir + "/" + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+int count_lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+TEST(Cli, UnknownCommandAndFlagExitTwoWithOneLine) {
+  Outcome a = cli({"frobnicate"});
+  EXPECT_EQ(a.code, 2);
+  EXPECT_NE(a.err.find("unknown command 'frobnicate'"), std::string::npos);
+  Outcome b = cli({"gate", "--sed", "3"});
+  EXPECT_EQ(b.code, 2);
+  EXPECT_NE(b.err.find("unknown flag '--sed'"), std::string::npos);
+  Outcome c = cli({"gate", "--seed", "abc"});
+  EXPECT_EQ(c.code, 2);
+  EXPECT_NE(c.err.find("--seed: expected an unsigned integer, got 'abc'"), std::string::npos);
+  Outcome d = cli({"gate", "--budget", "-5"});
+  EXPECT_EQ(d.code, 2);
+  EXPECT_EQ(count_lines(d.err), 1);
+  Outcome e = cli({"repro", "--junit", "x.xml", "f"});
+  EXPECT_EQ(e.code, 2);
+  EXPECT_NE(e.err.find("--junit does not apply to 'repro'"), std::string::npos);
+}
+
+TEST(Cli, CheckRejectsUnknownPropertyAndBadRcParams) {
+  Outcome a = cli({"check", "views.nope"});
+  EXPECT_EQ(a.code, 2);
+  EXPECT_NE(a.err.find("unknown property 'views.nope'"), std::string::npos);
+  Outcome b = cli({"check", "program.roundtrip"}, "max_success=notanumber");
+  EXPECT_EQ(b.code, 2);
+  EXPECT_NE(b.err.find("RC_PARAMS"), std::string::npos);
+}
+
+TEST(Cli, CheckHonoursRcParamsMaxSuccessAndSeed) {
+  Outcome a = cli({"check", "program.roundtrip"}, "seed=42 max_success=37");
+  EXPECT_EQ(a.code, 0) << a.err;
+  EXPECT_NE(a.out.find("seed 42, 37 programs"), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("OK after 37 programs"), std::string::npos) << a.out;
+  Outcome b = cli({"check", "program.roundtrip", "--programs", "5", "--seed", "9"}, "seed=42");
+  EXPECT_NE(b.out.find("seed 9, 5 programs"), std::string::npos) << b.out;
+}
+
+TEST(Cli, ReproOfMalformedProgramsExitsTwoNamingLineAndValue) {
+  std::string dir = temp_dir();
+  struct Case {
+    std::string text;
+    std::string expect;
+  } cases[] = {
+      {"t0 = arange [3] f32\nt1 = frob t0\n", ":2: unknown op 'frob'"},
+      {"t0 = arange [3] f32 7\n", ":1: arange takes 2 arguments, got 3"},
+      {"t0 = zeros [4611686018427387904,4] f32\n", ":1: zeros of sizes [4611686018427387904,4] f32 needs more than 2^63"},
+      {"t0 = zeros [2] f32\nadd_ t9 1\n", ":2: add_ argument 1: undefined variable 't9'"},
+      {std::string("t0 = zeros [2] f32\n") + std::string("\x01\xff\0garbage\n", 11), ":2: byte 0x01 at column 1"},
+      {std::string(10 * 1024 * 1024, 'x'), "file is larger than max_input_bytes 1048576"},
+      {"t0 = zeros [" + std::string(5000, '1') + "] f32\n", ":1: line is 5017 bytes, more than max_line_bytes 4096"},
+  };
+  int k = 0;
+  for (const Case& c : cases) {
+    std::string path = write(dir, "bad" + std::to_string(k++) + ".sc", c.text);
+    Outcome o = cli({"repro", path.c_str()});
+    EXPECT_EQ(o.code, 2) << c.expect;
+    EXPECT_EQ(count_lines(o.err), 1) << o.err;
+    EXPECT_NE(o.err.find(c.expect), std::string::npos) << o.err;
+  }
+  Outcome missing = cli({"repro", (dir + "/nope.sc").c_str()});
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("cannot open: No such file or directory"), std::string::npos);
+  Outcome directory = cli({"repro", dir.c_str()});
+  EXPECT_EQ(directory.code, 2);
+  EXPECT_NE(directory.err.find("is a directory"), std::string::npos);
+}
+
+TEST(Cli, ListNamesTheRequiredProperties) {
+  Outcome o = cli({"list"});
+  EXPECT_EQ(o.code, 0);
+  for (const char* name : {"program.roundtrip", "views.ref_matches_eager", "views.errors_agree",
+                           "views.aliasing_matches"})
+    EXPECT_NE(o.out.find(name), std::string::npos) << name;
+}
+
+TEST(Cli, ReproducerTextParsesBackToTheCounterexample) {
+  CheckResult r;
+  r.property = "views.ref_matches_eager";
+  r.seed = 5;
+  r.failing_program = 3;
+  r.failure_text = "step 2: strides";
+  ParseResult p = parse_program("t0 = arange [2,2] f32\nt1 = transpose t0 0 1\n");
+  ASSERT_TRUE(p.ok());
+  r.counterexample = p.program;
+  std::string text = reproducer_text(r);
+  EXPECT_EQ(text,
+            "# storcheck program v1\n# property: views.ref_matches_eager\n# seed: 5 (program 3)\n"
+            "# divergence: step 2: strides\nt0 = arange [2,2] f32\nt1 = transpose t0 0 1\n");
+  ParseResult back = parse_program(text);
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(back.program == r.counterexample);
+}
+
+TEST(Cli, WriteFileAtomicLeavesNoTemporaryBehind) {
+  std::string dir = temp_dir();
+  std::string e;
+  std::string path = write_file_atomic(dir, "a.sc", "hello\n", &e);
+  ASSERT_EQ(path, dir + "/a.sc") << e;
+  std::ifstream f(path);
+  std::string content((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, "hello\n");
+  int entries = 0;
+  std::string cmd = "ls -A " + dir + " | wc -l";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  EXPECT_EQ(std::fscanf(pipe, "%d", &entries), 1);
+  ::pclose(pipe);
+  EXPECT_EQ(entries, 1);
+}
+
+/// Runs the storcheck binary (STORCHECK_BIN, set by CTest) and captures stdout.
+Outcome run_binary(const std::string& args) {
+  const char* bin = std::getenv("STORCHECK_BIN");
+  if (!bin) return {-1, "", "STORCHECK_BIN not set"};
+  std::string cmd = std::string(bin) + " " + args + " 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out, ""};
+}
+
+// Proof the pipeline finds bugs: a planted transpose bug makes the gate
+// fail, the reproducer has at most 4 steps, and repro shows the divergence.
+TEST(PlantedFault, GateFailsWithSmallReproducerThatReproReplays) {
+  if (!fault_injection_available()) GTEST_SKIP() << "build without fault injection";
+  if (!BackendSet::make().torch_cpu) GTEST_SKIP() << "built without LibTorch: nothing to compare";
+  std::string dir = temp_dir();
+  std::string corpus = temp_dir();  // no regressions: properties only
+  Outcome g = run_binary("gate --plant-fault transpose_square_strides --budget 60 --programs 3000 "
+                         "--findings-dir " + dir + " --corpus " + corpus);
+  ASSERT_EQ(g.code, 1) << g.out;
+  EXPECT_NE(g.out.find("gate: FAILED"), std::string::npos);
+  size_t at = g.out.find("reproduce: storcheck repro ");
+  ASSERT_NE(at, std::string::npos) << g.out;
+  std::string line = g.out.substr(at + 27, g.out.find('\n', at) - at - 27);
+  std::string path = line.substr(0, line.find(' '));
+  Program p;
+  std::string e;
+  ASSERT_TRUE(read_program_file(path, Limits{}, &p, nullptr, &e)) << e;
+  EXPECT_LE(p.steps.size(), 4u) << print_program(p);
+  Outcome r = run_binary("repro " + path + " --plant-fault transpose_square_strides");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("DIVERGENCE at step"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("strides of"), std::string::npos) << r.out;
+  // Without the fault the same file replays clean.
+  Outcome clean = run_binary("repro " + path);
+  EXPECT_EQ(clean.code, 0) << clean.out;
+}
+
+}  // namespace
+}  // namespace storcheck

@@ -1,0 +1,182 @@
+// Tests of the comparator, the runner's step-outcome rules and the
+// known-divergence mechanism, with the reference backend on both sides
+// (and a deliberately wrong backend to prove divergences are reported).
+#include <gtest/gtest.h>
+
+#include "impl/ops.h"
+#include "oracles/compare.h"
+#include "oracles/known_divergences.h"
+#include "oracles/runner.h"
+#include "program/text_format.h"
+
+namespace storcheck {
+namespace {
+
+Program parse_ok(const char* text) {
+  ParseResult r = parse_program(text);
+  EXPECT_TRUE(r.ok()) << r.error.to_string();
+  return r.program;
+}
+
+/// Wraps the reference and perturbs one observation, to prove that the
+/// comparator names the step, variable and field.
+class SkewedBackend final : public Backend {
+ public:
+  explicit SkewedBackend(int64_t skew_step) : inner_(make_reference_backend()), skew_step_(skew_step) {}
+  std::string_view name() const override { return "skewed"; }
+  void begin(const Program& p, const Limits& l) override {
+    step_ = 0;
+    inner_->begin(p, l);
+  }
+  Error run_step(const Step& s) override {
+    ++step_;
+    return inner_->run_step(s);
+  }
+  void observe(Observation* obs) override {
+    inner_->observe(obs);
+    if (step_ == skew_step_) obs->vars[1].strides[0] += 1;
+  }
+
+ private:
+  std::unique_ptr<Backend> inner_;
+  int64_t skew_step_;
+  int64_t step_ = 0;
+};
+
+TEST(Runner, IdenticalBackendsDoNotDiverge) {
+  auto a = make_reference_backend();
+  auto b = make_reference_backend();
+  Runner r({a.get(), b.get()}, Limits{});
+  Program p = parse_ok("t0 = arange [3,4] f32\nt1 = transpose t0 0 1\nadd_ t1 1\n");
+  RunReport rep = r.run(p);
+  EXPECT_FALSE(rep.diverged);
+  EXPECT_EQ(rep.steps_run, 3);
+}
+
+TEST(Runner, NamesFirstDifferingStepVariableAndField) {
+  auto a = make_reference_backend();
+  SkewedBackend b(2);
+  Runner r({a.get(), &b}, Limits{});
+  Program p = parse_ok("t0 = arange [3,4] f32\nt1 = transpose t0 0 1\nadd_ t1 1\n");
+  RunReport rep = r.run(p);
+  ASSERT_TRUE(rep.diverged);
+  EXPECT_EQ(rep.divergence.step, 2);
+  EXPECT_EQ(rep.divergence.mismatch.field, "strides");
+  EXPECT_EQ(rep.divergence.mismatch.var, 1);
+  EXPECT_EQ(rep.divergence.mismatch.a, "[1, 4]");
+  EXPECT_EQ(rep.divergence.mismatch.b, "[2, 4]");
+  EXPECT_EQ(rep.divergence.to_string(p),
+            "step 2 (t1 = transpose t0 0 1): strides of t1: reference [1, 4] vs skewed [2, 4]");
+}
+
+TEST(Runner, FailedStepLeavesOutputUnboundAndLaterUsesAreSkipped) {
+  auto a = make_reference_backend();
+  auto b = make_reference_backend();
+  Runner r({a.get(), b.get()}, Limits{});
+  Program p = parse_ok(
+      "t0 = arange [3,4] f32\nt1 = transpose t0 0 1\nt2 = view t1 [12]\nadd_ t2 1\nt3 = clone t2\n"
+      "add_ t0 1\n");
+  RunReport rep = r.run(p, /*keep_trace=*/true);
+  EXPECT_FALSE(rep.diverged);
+  ASSERT_EQ(rep.trace.size(), 6u);
+  EXPECT_EQ(rep.trace[2].errors[0], ErrorKind::kViewIncompatible);
+  EXPECT_TRUE(rep.trace[3].skipped);
+  EXPECT_TRUE(rep.trace[4].skipped);
+  EXPECT_FALSE(rep.trace[5].skipped);
+  EXPECT_EQ(rep.steps_run, 4);
+  EXPECT_EQ(rep.steps_failed, 1);
+  EXPECT_FALSE(rep.last[0].vars[2].live);
+}
+
+TEST(Runner, ObservesAliasAndIdentityClassesAndVersions) {
+  auto a = make_reference_backend();
+  Runner r({a.get()}, Limits{});
+  Program p = parse_ok(
+      "t0 = arange [2,3] f32\nt1 = contiguous t0\nt2 = t t0\nt3 = clone t0\nadd_ t2 1\ndrop t0\n");
+  RunReport rep = r.run(p);
+  const auto& v = rep.last[0].vars;
+  EXPECT_FALSE(v[0].live);
+  EXPECT_EQ(v[1].identity_class, 1);  // t0 dropped: t1 is now the smallest id
+  EXPECT_EQ(v[2].alias_class, 1);     // t2 views t1's (= t0's) storage
+  EXPECT_EQ(v[3].alias_class, 3);     // clone: fresh storage
+  EXPECT_EQ(v[1].version, 1);
+  EXPECT_EQ(v[2].version, 1);
+  EXPECT_EQ(v[3].version, 0);
+}
+
+TEST(Compare, ErrorKindsAreComparedFirst) {
+  Observation x, y;
+  x.error = ErrorKind::kOutOfBounds;
+  y.error = ErrorKind::kNone;
+  Mismatch m;
+  EXPECT_FALSE(compare_observations(x, {}, y, {}, &m));
+  EXPECT_EQ(m.field, "error");
+  EXPECT_EQ(m.var, kNoVar);
+  EXPECT_EQ(m.a, "out_of_bounds");
+}
+
+TEST(Compare, UnobservableFieldsAreSkippedNotGuessed) {
+  Observation x, y;
+  x.vars.resize(1);
+  y.vars.resize(1);
+  x.vars[0].live = y.vars[0].live = true;
+  x.vars[0].version_known = true;
+  x.vars[0].version = 3;
+  y.vars[0].version_known = false;
+  Mismatch m;
+  EXPECT_TRUE(compare_observations(x, {}, y, {}, &m));
+  Capabilities no_version;
+  no_version.version = false;
+  y.vars[0].version_known = true;
+  EXPECT_TRUE(compare_observations(x, {}, y, no_version, &m));
+  EXPECT_FALSE(compare_observations(x, {}, y, {}, &m));
+  EXPECT_EQ(m.field, "version");
+}
+
+TEST(Compare, FloatValuesTreatNanAsEqualAndIntsExactly) {
+  Observation x, y;
+  x.vars.resize(1);
+  y.vars.resize(1);
+  for (Observation* o : {&x, &y}) {
+    o->vars[0].live = true;
+    o->vars[0].dtype = DType::kF32;
+    o->vars[0].values_known = true;
+    o->vars[0].values.resize(4);
+  }
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  std::memcpy(x.vars[0].values.data(), &nan, 4);
+  std::memcpy(y.vars[0].values.data(), &nan, 4);
+  Mismatch m;
+  EXPECT_TRUE(compare_observations(x, {}, y, {}, &m));
+  float one = 1.0f;
+  std::memcpy(y.vars[0].values.data(), &one, 4);
+  EXPECT_FALSE(compare_observations(x, {}, y, {}, &m));
+  EXPECT_EQ(m.field, "values");
+  EXPECT_EQ(m.b, "[1]");
+}
+
+TEST(KnownDivergences, MatchByIdAndVersionPrefix) {
+  std::vector<KnownDivergence> list = {
+      {"resize-nonresizable-partial", "1.13,2.0", "resize_", "sizes", "sizes change first"},
+      {"everywhere", "*", "view", "error", "always"}};
+  const KnownDivergence* k = find_known_divergence("resize-nonresizable-partial", list);
+  ASSERT_NE(k, nullptr);
+  EXPECT_TRUE(k->applies_to("1.13.1"));
+  EXPECT_TRUE(k->applies_to("2.0.0"));
+  EXPECT_FALSE(k->applies_to("2.1.0"));
+  EXPECT_FALSE(k->applies_to("1.1.0"));
+  EXPECT_FALSE(k->applies_to("1.130.0"));
+  EXPECT_TRUE(find_known_divergence("everywhere", list)->applies_to("9.9"));
+  EXPECT_EQ(find_known_divergence("missing", list), nullptr);
+}
+
+TEST(KnownDivergences, ShippedListHasUniqueIdsAndReasons) {
+  const auto& list = known_divergences();
+  for (size_t i = 0; i < list.size(); ++i) {
+    EXPECT_FALSE(list[i].reason.empty()) << list[i].id;
+    for (size_t j = i + 1; j < list.size(); ++j) EXPECT_NE(list[i].id, list[j].id);
+  }
+}
+
+}  // namespace
+}  // namespace storcheck
