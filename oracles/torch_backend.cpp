@@ -1,0 +1,784 @@
+// The LibTorch CPU eager backend: runs each Step through the ATen C++ API and
+// observes the resulting tensors through their storages.
+//
+// Invariant: a step either runs exactly one LibTorch call sequence for its op
+// or, when a harness policy check rejects it first (see Note [Torch backend
+// policy checks]), runs nothing; LibTorch never sees an op whose outcome is
+// undefined (S8) or whose allocation is beyond the Limits.
+//
+//   auto b = make_torch_cpu_backend();
+//   b->begin(program, Limits{});
+//   Error e = b->run_step(program.steps[0]);
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "impl/dtype.h"
+#include "impl/geometry.h"
+#include "impl/ops.h"
+#include "impl/rand.h"
+#include "oracles/backend.h"
+#include "oracles/known_divergences.h"
+#include "oracles/torch_errors.h"
+#include "oracles/torch_pch.h"
+
+namespace storcheck {
+namespace detail {
+namespace {
+
+// Note [Torch backend policy checks]
+// Before calling LibTorch, every op goes through the checks below, in this
+// order; the first that fails is the step's error and nothing runs. The
+// reference backend applies the same rules, so they are exact, not heuristic.
+//   Case 1) S9 / limits. Factories compute their bytes with
+//      Geometry::required_bytes (overflow: kStorageSizeOverflow). Every op
+//      that allocates (factories, clone, contiguous and reshape when they
+//      copy, add/mul results, resize_ growth) computes the bytes of its new
+//      storage; an overflow is kStorageSizeOverflow, more than
+//      Limits::max_tensor_bytes, or a run total beyond max_program_bytes, is
+//      kResourceLimit. The total is the sum of the bytes of every successful
+//      allocation of the run (it never decreases; a failed op adds nothing).
+//   Case 2) Rank: unsqueeze, unsqueeze_, unfold, unflatten whose result rank
+//      would exceed kMaxDims: kResourceLimit (whatever the dim arguments).
+//   Case 3) S8: compute kernels (add_, mul_, fill_, zero_, copy_ on dst and
+//      src, add, mul, clone, contiguous and reshape when they copy) on a
+//      tensor whose required bytes exceed its storage's nbytes:
+//      kUndefinedBehavior.
+//   Case 4) Order-dependent writes LibTorch does not detect: add_, mul_ and
+//      copy_ on a dst whose internal_overlap is kTooHard and that truly
+//      overlaps (Geometry::has_overlap); copy_ whose src shares dst's
+//      storage with overlap_status kTooHard (or kFull with a different
+//      geometry) and elements that intersect: kUndefinedBehavior.
+//   Case 5) Negative sizes that LibTorch would accept: as_strided and
+//      as_strided_ with a negative size, resize_ with a negative size:
+//      kInvalidArgument (these run before Case 1); likewise unfold with a
+//      negative size, and expand with a size < -1 anywhere or -1 in a new
+//      leading dim (every dim of a 0-dim tensor is new). LibTorch 1.13 lets
+//      all of these through when another size is 0 (its extent computation
+//      returns 0 before it sees the negative size), yielding tensors with
+//      negative sizes; with numel > 0 it reports them as "Storage size
+//      calculation overflowed" or "numel: integer multiplication overflow".
+// LibTorch itself raises internal overlap (stride 0, size > 1), partial
+// overlap, dtype casts, scalar overflow and every argument error.
+
+at::ScalarType to_torch(DType d) {
+  switch (d) {
+    case DType::kF32: return at::kFloat;
+    case DType::kF64: return at::kDouble;
+    case DType::kI32: return at::kInt;
+    case DType::kI64: return at::kLong;
+    case DType::kU8: return at::kByte;
+    case DType::kBool: return at::kBool;
+  }
+  return at::kFloat;
+}
+
+DType from_torch(at::ScalarType t) {
+  switch (t) {
+    case at::kFloat: return DType::kF32;
+    case at::kDouble: return DType::kF64;
+    case at::kInt: return DType::kI32;
+    case at::kLong: return DType::kI64;
+    case at::kByte: return DType::kU8;
+    case at::kBool: return DType::kBool;
+    default: break;
+  }
+  SC_ASSERT(false, std::string("torch backend: unexpected dtype ") + c10::toString(t));
+  return DType::kF32;
+}
+
+at::Scalar to_torch_scalar(const ScalarLit& s) {
+  switch (s.kind) {
+    case ScalarLit::Kind::kBool: return at::Scalar(s.i != 0);
+    case ScalarLit::Kind::kInt: return at::Scalar(static_cast<int64_t>(s.i));
+    case ScalarLit::Kind::kFloat: return at::Scalar(s.f);
+  }
+  return at::Scalar(s.i);
+}
+
+at::IntArrayRef to_ref(const IntList& l) { return at::IntArrayRef(l.begin(), l.size()); }
+
+std::string list_str(at::IntArrayRef l) {
+  std::string s = "[";
+  for (size_t k = 0; k < l.size(); ++k) s += (k ? "," : "") + std::to_string(l[k]);
+  return s + "]";
+}
+
+Geometry geometry_of(const at::Tensor& t) {
+  Geometry g;
+  g.rank = static_cast<int>(t.dim());
+  SC_ASSERT(g.rank <= kGeometryMaxDims, "torch backend: tensor rank beyond kGeometryMaxDims");
+  for (int d = 0; d < g.rank; ++d) {
+    g.sizes[d] = t.size(d);
+    g.strides[d] = t.stride(d);
+  }
+  g.offset = t.storage_offset();
+  g.itemsize = static_cast<int64_t>(t.element_size());
+  return g;
+}
+
+/// Contiguous geometry of `sizes` (sizes assumed non-negative).
+Geometry contiguous_geometry(at::IntArrayRef sizes, int64_t itemsize) {
+  Geometry g;
+  g.rank = static_cast<int>(sizes.size());
+  for (int d = 0; d < g.rank; ++d) g.sizes[d] = sizes[d];
+  contiguous_strides(g.rank, g.sizes.data(), g.strides.data());
+  g.itemsize = itemsize;
+  return g;
+}
+
+int64_t storage_nbytes(const at::Tensor& t) { return static_cast<int64_t>(t.storage().nbytes()); }
+
+uint8_t* storage_data(const at::Tensor& t) {
+  return static_cast<uint8_t*>(t.storage().data_ptr().get());
+}
+
+/// S8: the tensor's elements all lie inside its storage.
+bool fits_storage(const at::Tensor& t) {
+  int64_t need = 0;
+  return geometry_of(t).required_bytes(&need) && need <= storage_nbytes(t);
+}
+
+bool any_negative(at::IntArrayRef l) {
+  return std::any_of(l.begin(), l.end(), [](int64_t x) { return x < 0; });
+}
+
+Error error(ErrorKind kind, std::string msg) { return make_error(kind, std::move(msg)); }
+Error ok() { return Error{}; }
+
+class TorchCpuBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "torch_cpu"; }
+
+  void begin(const Program& program, const Limits& limits) override {
+    limits_ = limits;
+    total_bytes_ = 0;
+    vars_.assign(static_cast<size_t>(program.num_vars()), at::Tensor());
+  }
+
+  Error run_step(const Step& step) override {
+    at::NoGradGuard no_grad;
+    try {
+      return run(step);
+    } catch (const std::exception& e) {
+      return classify_torch_exception(e);
+    }
+  }
+
+  void observe(Observation* obs) override;
+
+ private:
+  Error run(const Step& step);
+
+  const at::Tensor& var(const Step& s, int k) const { return vars_[s.args[k].var]; }
+  at::Tensor& var(const Step& s, int k) { return vars_[s.args[k].var]; }
+  void bind(const Step& s, at::Tensor t) { vars_[s.out] = std::move(t); }
+
+  // Case 1): admission of a new allocation of `bytes` (committed by commit()
+  // once the op has succeeded).
+  Error check_alloc(std::string_view op, int64_t bytes) const {
+    if (bytes > limits_.max_tensor_bytes)
+      return error(ErrorKind::kResourceLimit,
+                   std::string(op) + ": allocation of " + std::to_string(bytes) +
+                       " bytes exceeds Limits::max_tensor_bytes = " +
+                       std::to_string(limits_.max_tensor_bytes));
+    if (bytes > limits_.max_program_bytes - total_bytes_)
+      return error(ErrorKind::kResourceLimit,
+                   std::string(op) + ": allocation of " + std::to_string(bytes) +
+                       " bytes brings the run's total beyond Limits::max_program_bytes = " +
+                       std::to_string(limits_.max_program_bytes) + " (already " +
+                       std::to_string(total_bytes_) + ")");
+    return ok();
+  }
+  void commit(int64_t bytes) { total_bytes_ += bytes; }
+
+  /// Bytes of a fresh contiguous copy of `t` in dtype `d` (Case 1).
+  static Error copy_bytes(std::string_view op, const at::Tensor& t, DType d, int64_t* bytes) {
+    if (__builtin_mul_overflow(t.numel(), itemsize(d), bytes))
+      return error(ErrorKind::kStorageSizeOverflow,
+                   std::string(op) + ": numel " + std::to_string(t.numel()) + " * itemsize " +
+                       std::to_string(itemsize(d)) + " overflows int64");
+    return ok();
+  }
+
+  /// Case 3).
+  static Error check_fits(std::string_view op, const at::Tensor& t, const char* role) {
+    if (fits_storage(t)) return ok();
+    Geometry g = geometry_of(t);
+    int64_t need = -1;
+    bool no_overflow = g.required_bytes(&need);
+    return error(ErrorKind::kUndefinedBehavior,
+                 std::string(op) + ": not executed: undefined (S8): " + role + " with sizes " +
+                     list_str(t.sizes()) + ", strides " + list_str(t.strides()) + ", offset " +
+                     std::to_string(t.storage_offset()) + " needs " +
+                     (no_overflow ? std::to_string(need) : std::string("(overflow)")) +
+                     " bytes but its storage has " + std::to_string(storage_nbytes(t)));
+  }
+
+  /// Case 2).
+  static Error check_rank(std::string_view op, int64_t rank) {
+    if (rank <= kMaxDims) return ok();
+    return error(ErrorKind::kResourceLimit, std::string(op) + ": result rank " +
+                                                std::to_string(rank) + " exceeds kMaxDims = " +
+                                                std::to_string(kMaxDims));
+  }
+
+  /// Case 5): LibTorch 1.13 accepts a negative size in as_strided(_) when
+  /// another size is 0 (its extent computation returns 0 first) and yields a
+  /// tensor with a negative size; storcheck rejects it.
+  static Error check_sizes_nonnegative(std::string_view op, at::IntArrayRef sizes) {
+    if (!any_negative(sizes)) return ok();
+    return error(ErrorKind::kInvalidArgument,
+                 std::string(op) + ": negative size in " + list_str(sizes) +
+                     " (sizes must be >= 0)");
+  }
+
+  /// S9 policy for as_strided(_): offset * itemsize overflowing the extent
+  /// (LibTorch 1.13 wraps it; see impl/geometry.h storage_offset_overflows).
+  static Error check_offset_overflow(std::string_view op, const at::Tensor& t,
+                                     at::IntArrayRef sizes, at::IntArrayRef strides,
+                                     int64_t offset) {
+    if (sizes.size() != strides.size() || sizes.size() > static_cast<size_t>(kGeometryMaxDims))
+      return ok();
+    Geometry g;
+    g.rank = static_cast<int>(sizes.size());
+    for (int d = 0; d < g.rank; ++d) {
+      g.sizes[d] = sizes[d];
+      g.strides[d] = strides[d];
+    }
+    g.offset = offset;
+    g.itemsize = static_cast<int64_t>(t.element_size());
+    if (!storage_offset_overflows(g)) return ok();
+    return error(ErrorKind::kStorageSizeOverflow,
+                 std::string(op) + ": storage offset " + std::to_string(offset) +
+                     " with itemsize " + std::to_string(g.itemsize) +
+                     " overflows int64 (storage size overflow; LibTorch 1.13 would wrap it)");
+  }
+
+  /// Policy: split/chunk/unbind producing more than kMaxSplitResults tensors
+  /// (LibTorch would build a huge result list) is a resource limit.
+  static Error check_split_count(const Step& s, const at::Tensor& t) {
+    const int64_t rank = t.dim();
+    auto dim_size = [&](int64_t dim, int64_t* size) {
+      if (rank == 0 || dim < -rank || dim >= rank) return false;
+      *size = t.size(dim < 0 ? dim + rank : dim);
+      return true;
+    };
+    int64_t count = 0, size = 0;
+    if (s.op == OpId::kChunk) {
+      count = s.args[1].i;
+    } else if (s.op == OpId::kSplit) {
+      if (s.args[1].i > 0 && dim_size(s.args[2].i, &size))
+        count = size == 0 ? 1 : (size - 1) / s.args[1].i + 1;
+    } else if (dim_size(s.args[1].i, &size)) {
+      count = size;
+    }
+    if (count <= kMaxSplitResults) return ok();
+    return error(ErrorKind::kResourceLimit,
+                 std::string(s.info().name) + " would produce " + std::to_string(count) +
+                     " results, more than storcheck's limit of " +
+                     std::to_string(kMaxSplitResults));
+  }
+
+  /// Case 5) for expand: a size < -1 anywhere, or -1 in a new leading dim
+  /// (every dim of a 0-dim tensor is one).
+  static Error check_expand_sizes(const at::Tensor& t, at::IntArrayRef sizes) {
+    const int64_t leading = static_cast<int64_t>(sizes.size()) - t.dim();
+    for (int64_t k = 0; k < static_cast<int64_t>(sizes.size()); ++k) {
+      if (sizes[k] < -1 || (sizes[k] == -1 && k < leading))
+        return error(ErrorKind::kInvalidArgument,
+                     "expand: size " + std::to_string(sizes[k]) + " at dim " + std::to_string(k) +
+                         " of " + list_str(sizes) + " is not allowed (sizes must be >= 0, or -1 "
+                         "to keep an existing dim)");
+    }
+    return ok();
+  }
+
+  /// Case 4) for the written tensor of add_, mul_, copy_.
+  static Error check_self_overlap(std::string_view op, const at::Tensor& t) {
+    Geometry g = geometry_of(t);
+    if (internal_overlap(g) == MemOverlap::kTooHard && g.has_overlap())
+      return error(ErrorKind::kUndefinedBehavior,
+                   std::string(op) + ": not executed: undefined: the written tensor (sizes " +
+                       list_str(t.sizes()) + ", strides " + list_str(t.strides()) +
+                       ") has overlapping elements that LibTorch does not detect; the result "
+                       "would depend on iteration order");
+    return ok();
+  }
+
+  /// Factories: sizes checks and Case 1); on success `bytes` is the new
+  /// storage's size. Negative sizes are left to LibTorch (it raises).
+  Error factory_bytes(std::string_view op, at::IntArrayRef sizes, DType d, int64_t* bytes) const {
+    Geometry g = contiguous_geometry(sizes, itemsize(d));
+    if (!g.required_bytes(bytes))
+      return error(ErrorKind::kStorageSizeOverflow,
+                   std::string(op) + ": storage size of sizes " + list_str(sizes) +
+                       " overflows int64 (S9)");
+    return check_alloc(op, *bytes);
+  }
+
+  Error run_factory(const Step& s);
+  Error run_empty_strided(const Step& s);
+  Error run_reshape(const Step& s);
+  Error run_resize(const Step& s);
+  Error run_copy(const Step& s);
+  Error run_out_of_place(const Step& s);
+  Error pick(const Step& s, const std::vector<at::Tensor>& parts, int64_t index);
+
+  Limits limits_;
+  int64_t total_bytes_ = 0;
+  std::vector<at::Tensor> vars_;  ///< indexed by VarId; undefined = unbound
+};
+
+Error TorchCpuBackend::run_factory(const Step& s) {
+  const OpInfo& info = s.info();
+  at::IntArrayRef sizes = to_ref(s.args[0].list);
+  int dtype_arg = s.op == OpId::kFull ? 2 : 1;
+  DType d = to_dtype(s.args[dtype_arg].dtype);
+  at::TensorOptions opts = at::TensorOptions().dtype(to_torch(d));
+  if (any_negative(sizes)) {
+    (void)at::empty(sizes, opts);  // raises "negative dimension"
+    return error(ErrorKind::kOther, std::string(info.name) + ": LibTorch accepted negative sizes " +
+                                        list_str(sizes));
+  }
+  int64_t bytes = 0;
+  if (Error e = factory_bytes(info.name, sizes, d, &bytes); e.kind != ErrorKind::kNone) return e;
+  at::Tensor t;
+  // Fresh tensors start at version 0, as torch:: (and Python) factories
+  // make them: at::zeros/ones/full/arange alone would count their internal
+  // fill as an in-place write (version 1).
+  at::AutoDispatchBelowADInplaceOrView below_inplace_or_view;
+  switch (s.op) {
+    case OpId::kArange:
+    {
+      int64_t numel = 1;
+      for (int64_t x : sizes) numel *= x;  // no overflow: factory_bytes checked it
+      t = at::arange(at::Scalar(numel), at::TensorOptions().dtype(at::kLong))
+              .to(to_torch(d))
+              .view(sizes);
+      break;
+    }
+    case OpId::kZeros: t = at::zeros(sizes, opts); break;
+    case OpId::kOnes: t = at::ones(sizes, opts); break;
+    case OpId::kFull: t = at::full(sizes, to_torch_scalar(s.args[1].scalar), opts); break;
+    case OpId::kRand: {
+      t = at::empty(sizes, opts);
+      uint8_t* p = storage_data(t);
+      int64_t n = t.numel();
+      int64_t size = itemsize(d);
+      int64_t seed = s.args[2].i;
+      for (int64_t k = 0; k < n; ++k) store_double(p + k * size, d, rand_value(seed, k, d));
+      break;
+    }
+    default: SC_ASSERT(false, "run_factory: not a factory");
+  }
+  commit(bytes);
+  bind(s, std::move(t));
+  return ok();
+}
+
+Error TorchCpuBackend::run_empty_strided(const Step& s) {
+  at::IntArrayRef sizes = to_ref(s.args[0].list);
+  at::IntArrayRef strides = to_ref(s.args[1].list);
+  DType d = to_dtype(s.args[2].dtype);
+  at::TensorOptions opts = at::TensorOptions().dtype(to_torch(d));
+  if (sizes.size() != strides.size() || any_negative(sizes)) {
+    (void)at::empty_strided(sizes, strides, opts);  // raises
+    return error(ErrorKind::kOther, "empty_strided: LibTorch accepted sizes " + list_str(sizes) +
+                                        " with strides " + list_str(strides));
+  }
+  Geometry g;
+  g.rank = static_cast<int>(sizes.size());
+  g.itemsize = itemsize(d);
+  bool empty = false;
+  for (int k = 0; k < g.rank; ++k) {
+    g.sizes[k] = sizes[k];
+    g.strides[k] = strides[k];
+    empty = empty || sizes[k] == 0;
+  }
+  // LibTorch computes the extent in uint64, where a negative stride on a dim
+  // of size >= 2 wraps: we report that as the overflow it is (S9) instead of
+  // letting it reach the allocator. Negative strides on size-1 dims add 0.
+  for (int k = 0; k < g.rank && !empty; ++k) {
+    if (g.strides[k] < 0 && g.sizes[k] >= 2)
+      return error(ErrorKind::kStorageSizeOverflow,
+                   "empty_strided: negative stride " + std::to_string(g.strides[k]) +
+                       " at dim " + std::to_string(k) + " of sizes " + list_str(sizes) +
+                       " (storage size calculation overflows, S9)");
+  }
+  int64_t bytes = 0;
+  if (!g.required_bytes(&bytes))
+    return error(ErrorKind::kStorageSizeOverflow, "empty_strided: storage size of sizes " +
+                                                      list_str(sizes) + " strides " +
+                                                      list_str(strides) + " overflows int64 (S9)");
+  if (Error e = check_alloc("empty_strided", bytes); e.kind != ErrorKind::kNone) return e;
+  at::Tensor t;
+  {
+    at::AutoDispatchBelowADInplaceOrView below_inplace_or_view;  // see run_factory
+    t = at::empty_strided(sizes, strides, opts);
+  }
+  // Unspecified bytes are defined as zero (backend.h).
+  if (uint8_t* p = storage_data(t)) std::memset(p, 0, t.storage().nbytes());
+  commit(bytes);
+  bind(s, std::move(t));
+  return ok();
+}
+
+Error TorchCpuBackend::run_reshape(const Step& s) {
+  const at::Tensor& t = var(s, 0);
+  at::IntArrayRef sizes = to_ref(s.args[1].list);
+  // Same shape inference as reshape (raises the same errors).
+  at::DimVector shape = at::infer_size_dv(sizes, t.numel());
+  bool is_view = at::detail::computeStride(t.sizes(), t.strides(), shape).has_value();
+  if (is_view) {
+    bind(s, t.reshape(sizes));
+    return ok();
+  }
+  int64_t bytes = 0;
+  if (Error e = copy_bytes("reshape", t, from_torch(t.scalar_type()), &bytes);
+      e.kind != ErrorKind::kNone)
+    return e;
+  if (Error e = check_alloc("reshape", bytes); e.kind != ErrorKind::kNone) return e;
+  if (Error e = check_fits("reshape", t, "input"); e.kind != ErrorKind::kNone) return e;
+  at::Tensor r = t.reshape(sizes);
+  commit(bytes);
+  bind(s, std::move(r));
+  return ok();
+}
+
+// resize_ (LibTorch's resize_impl_cpu_): same sizes is a no-op that keeps the
+// strides; otherwise sizes become contiguous and the storage grows (never
+// shrinks) to itemsize * (offset + numel) when numel > 0.
+Error TorchCpuBackend::run_resize(const Step& s) {
+  at::Tensor& t = var(s, 0);
+  at::IntArrayRef sizes = to_ref(s.args[1].list);
+  // Case 5): LibTorch 1.13 reports negative sizes as "numel: integer
+  // multiplication overflow"; storcheck rejects them as invalid arguments.
+  if (Error e = check_sizes_nonnegative("resize_", sizes); e.kind != ErrorKind::kNone) return e;
+  if (t.sizes() == sizes) {
+    t.resize_(sizes);
+    return ok();
+  }
+  int64_t numel = 1;
+  int64_t bytes = 0;
+  bool overflow = false;
+  for (int64_t x : sizes) overflow = overflow || __builtin_mul_overflow(numel, x, &numel);
+  int64_t extent = 0;
+  overflow = overflow || __builtin_add_overflow(numel, t.storage_offset(), &extent) ||
+             __builtin_mul_overflow(extent, static_cast<int64_t>(t.element_size()), &bytes);
+  if (overflow)
+    return error(ErrorKind::kStorageSizeOverflow,
+                 "resize_: storage size for sizes " + list_str(sizes) + " at offset " +
+                     std::to_string(t.storage_offset()) + " overflows int64 (S9)");
+  int64_t old_nbytes = storage_nbytes(t);
+  bool grows = numel > 0 && bytes > old_nbytes;
+  if (grows) {
+    if (Error e = check_alloc("resize_", bytes); e.kind != ErrorKind::kNone) return e;
+  }
+  t.resize_(sizes);
+  int64_t new_nbytes = storage_nbytes(t);
+  if (new_nbytes > old_nbytes) {
+    // R6: the grown bytes are unspecified; every backend defines them as 0.
+    std::memset(storage_data(t) + old_nbytes, 0, static_cast<size_t>(new_nbytes - old_nbytes));
+  }
+  if (grows) commit(bytes);
+  return ok();
+}
+
+Error TorchCpuBackend::run_copy(const Step& s) {
+  at::Tensor& dst = var(s, 0);
+  const at::Tensor& src = var(s, 1);
+  if (Error e = check_fits("copy_", dst, "dst"); e.kind != ErrorKind::kNone) return e;
+  if (Error e = check_fits("copy_", src, "src"); e.kind != ErrorKind::kNone) return e;
+  bool same_storage = dst.storage().unsafeGetStorageImpl() == src.storage().unsafeGetStorageImpl();
+  // LibTorch's copy_impl returns before writing anything when src is dst or
+  // a view of the very same elements: nothing order-dependent can happen.
+  if (dst.is_same(src) ||
+      (same_storage && dst.storage_offset() == src.storage_offset() &&
+       dst.strides() == src.strides() && dst.sizes() == src.sizes() &&
+       dst.scalar_type() == src.scalar_type())) {
+    dst.copy_(src);
+    return ok();
+  }
+  if (Error e = check_self_overlap("copy_", dst); e.kind != ErrorKind::kNone) return e;
+  if (same_storage) {
+    Geometry gd = geometry_of(dst);
+    Geometry gs = geometry_of(src);
+    bool same_tensor = dst.unsafeGetTensorImpl() == src.unsafeGetTensorImpl();
+    MemOverlapStatus st = overlap_status(gd, gs, same_storage, same_tensor);
+    bool same_geometry = dst.sizes() == src.sizes() && dst.strides() == src.strides() &&
+                         dst.storage_offset() == src.storage_offset() &&
+                         dst.scalar_type() == src.scalar_type();
+    bool undetected = st == MemOverlapStatus::kTooHard ||
+                      (st == MemOverlapStatus::kFull && !same_geometry);
+    if (undetected && elements_intersect(gd, gs))
+      return error(ErrorKind::kUndefinedBehavior,
+                   "copy_: not executed: undefined: src (sizes " + list_str(src.sizes()) +
+                       ", strides " + list_str(src.strides()) + ", offset " +
+                       std::to_string(src.storage_offset()) + ") and dst (sizes " +
+                       list_str(dst.sizes()) + ", strides " + list_str(dst.strides()) +
+                       ", offset " + std::to_string(dst.storage_offset()) +
+                       ") overlap in a way LibTorch does not detect");
+  }
+  dst.copy_(src);
+  return ok();
+}
+
+Error TorchCpuBackend::run_out_of_place(const Step& s) {
+  const at::Tensor& t = var(s, 0);
+  const std::string_view op = s.info().name;
+  bool copies = true;
+  DType out_dtype = from_torch(t.scalar_type());
+  if (s.op == OpId::kContiguous) {
+    copies = !t.is_contiguous();
+  } else if (s.op == OpId::kAdd || s.op == OpId::kMul) {
+    out_dtype = from_torch(at::result_type(t, to_torch_scalar(s.args[1].scalar)));
+  }
+  int64_t bytes = 0;
+  if (copies) {
+    if (Error e = copy_bytes(op, t, out_dtype, &bytes); e.kind != ErrorKind::kNone) return e;
+    if (Error e = check_alloc(op, bytes); e.kind != ErrorKind::kNone) return e;
+    if (Error e = check_fits(op, t, "input"); e.kind != ErrorKind::kNone) return e;
+  }
+  at::Tensor r;
+  switch (s.op) {
+    case OpId::kAdd: r = t.add(to_torch_scalar(s.args[1].scalar)); break;
+    case OpId::kMul: r = t.mul(to_torch_scalar(s.args[1].scalar)); break;
+    case OpId::kClone: r = t.clone(); break;
+    case OpId::kContiguous: r = t.contiguous(); break;
+    default: SC_ASSERT(false, "run_out_of_place: not a compute op");
+  }
+  if (copies) commit(bytes);
+  bind(s, std::move(r));
+  return ok();
+}
+
+Error TorchCpuBackend::pick(const Step& s, const std::vector<at::Tensor>& parts, int64_t index) {
+  const int64_t n = static_cast<int64_t>(parts.size());
+  if (index < 0 || index >= n)
+    return error(ErrorKind::kIndexOutOfRange,
+                 std::string(s.info().name) + ": index " + std::to_string(index) +
+                     " out of range: the op returned " + std::to_string(n) +
+                     " tensors (valid indices 0.." + std::to_string(n - 1) + ")");
+  bind(s, parts[static_cast<size_t>(index)]);
+  return ok();
+}
+
+Error TorchCpuBackend::run(const Step& s) {
+  const auto i = [&](int k) { return s.args[k].i; };
+  const auto l = [&](int k) { return to_ref(s.args[k].list); };
+  const auto sc = [&](int k) { return to_torch_scalar(s.args[k].scalar); };
+  switch (s.op) {
+    // Factories.
+    case OpId::kArange:
+    case OpId::kZeros:
+    case OpId::kOnes:
+    case OpId::kFull:
+    case OpId::kRand: return run_factory(s);
+    case OpId::kEmptyStrided: return run_empty_strided(s);
+
+    // Views.
+    case OpId::kView: bind(s, var(s, 0).view(l(1))); return ok();
+    case OpId::kReshape: return run_reshape(s);
+    case OpId::kAsStrided:
+      if (Error e = check_sizes_nonnegative("as_strided", l(1)); e.kind != ErrorKind::kNone)
+        return e;
+      if (Error e = check_offset_overflow("as_strided", var(s, 0), l(1), l(2), i(3));
+          e.kind != ErrorKind::kNone)
+        return e;
+      bind(s, var(s, 0).as_strided(l(1), l(2), i(3)));
+      return ok();
+    case OpId::kSelect: bind(s, var(s, 0).select(i(1), i(2))); return ok();
+    case OpId::kSlice: bind(s, var(s, 0).slice(i(1), i(2), i(3), i(4))); return ok();
+    case OpId::kNarrow: bind(s, var(s, 0).narrow(i(1), i(2), i(3))); return ok();
+    case OpId::kTranspose: bind(s, var(s, 0).transpose(i(1), i(2))); return ok();
+    case OpId::kT: bind(s, var(s, 0).t()); return ok();
+    case OpId::kPermute: bind(s, var(s, 0).permute(l(1))); return ok();
+    case OpId::kMovedim: bind(s, var(s, 0).movedim(i(1), i(2))); return ok();
+    case OpId::kExpand:
+      if (Error e = check_expand_sizes(var(s, 0), l(1)); e.kind != ErrorKind::kNone) return e;
+      bind(s, var(s, 0).expand(l(1)));
+      return ok();
+    case OpId::kUnsqueeze:
+      if (Error e = check_rank("unsqueeze", var(s, 0).dim() + 1); e.kind != ErrorKind::kNone)
+        return e;
+      bind(s, var(s, 0).unsqueeze(i(1)));
+      return ok();
+    case OpId::kSqueeze: bind(s, var(s, 0).squeeze(i(1))); return ok();
+    case OpId::kFlatten: bind(s, var(s, 0).flatten(i(1), i(2))); return ok();
+    case OpId::kUnflatten:
+      if (Error e = check_rank("unflatten", var(s, 0).dim() - 1 + s.args[2].list.size());
+          e.kind != ErrorKind::kNone)
+        return e;
+      bind(s, var(s, 0).unflatten(i(1), l(2)));
+      return ok();
+    case OpId::kDiagonal: bind(s, var(s, 0).diagonal(i(1), i(2), i(3))); return ok();
+    case OpId::kUnfold:
+      if (Error e = check_rank("unfold", std::max<int64_t>(var(s, 0).dim() + 1, 1));
+          e.kind != ErrorKind::kNone)
+        return e;
+      if (i(2) < 0)  // Case 5)
+        return error(ErrorKind::kInvalidArgument,
+                     "unfold: size " + std::to_string(i(2)) + " must be >= 0");
+      bind(s, var(s, 0).unfold(i(1), i(2), i(3)));
+      return ok();
+    case OpId::kSplit:
+      if (Error e = check_split_count(s, var(s, 0)); e.kind != ErrorKind::kNone) return e;
+      return pick(s, var(s, 0).split(i(1), i(2)), i(3));
+    case OpId::kChunk:
+      if (Error e = check_split_count(s, var(s, 0)); e.kind != ErrorKind::kNone) return e;
+      return pick(s, var(s, 0).chunk(i(1), i(2)), i(3));
+    case OpId::kUnbind:
+      if (Error e = check_split_count(s, var(s, 0)); e.kind != ErrorKind::kNone) return e;
+      return pick(s, var(s, 0).unbind(i(1)), i(2));
+    case OpId::kAlias: bind(s, at::alias(var(s, 0))); return ok();
+    case OpId::kDetach: bind(s, var(s, 0).detach()); return ok();
+
+    // In-place data writes.
+    case OpId::kAdd_:
+    case OpId::kMul_: {
+      at::Tensor& t = var(s, 0);
+      const std::string_view op = s.info().name;
+      if (Error e = check_fits(op, t, "self"); e.kind != ErrorKind::kNone) return e;
+      if (Error e = check_self_overlap(op, t); e.kind != ErrorKind::kNone) return e;
+      if (s.op == OpId::kAdd_) t.add_(sc(1)); else t.mul_(sc(1));
+      return ok();
+    }
+    case OpId::kFill_:
+    case OpId::kZero_: {
+      at::Tensor& t = var(s, 0);
+      if (Error e = check_fits(s.info().name, t, "self"); e.kind != ErrorKind::kNone) return e;
+      if (s.op == OpId::kFill_) t.fill_(sc(1)); else t.zero_();
+      return ok();
+    }
+    case OpId::kCopy_: return run_copy(s);
+
+    // In-place metadata mutation.
+    case OpId::kTranspose_: var(s, 0).transpose_(i(1), i(2)); return ok();
+    case OpId::kT_: var(s, 0).t_(); return ok();
+    case OpId::kUnsqueeze_:
+      if (Error e = check_rank("unsqueeze_", var(s, 0).dim() + 1); e.kind != ErrorKind::kNone)
+        return e;
+      var(s, 0).unsqueeze_(i(1));
+      return ok();
+    case OpId::kSqueeze_: var(s, 0).squeeze_(i(1)); return ok();
+    case OpId::kAsStrided_:
+      if (Error e = check_sizes_nonnegative("as_strided_", l(1)); e.kind != ErrorKind::kNone)
+        return e;
+      if (Error e = check_offset_overflow("as_strided_", var(s, 0), l(1), l(2), i(3));
+          e.kind != ErrorKind::kNone)
+        return e;
+      var(s, 0).as_strided_(l(1), l(2), i(3));
+      return ok();
+    case OpId::kResize_: return run_resize(s);
+
+    // Out-of-place compute.
+    case OpId::kAdd:
+    case OpId::kMul:
+    case OpId::kClone:
+    case OpId::kContiguous: return run_out_of_place(s);
+
+    // Lifetime.
+    case OpId::kDrop: var(s, 0) = at::Tensor(); return ok();
+
+    case OpId::kNumOps: break;
+  }
+  SC_ASSERT(false, "torch backend: op without a case: " + std::string(s.info().name));
+  return ok();
+}
+
+void TorchCpuBackend::observe(Observation* obs) {
+  const size_t n = vars_.size();
+  obs->vars.resize(n);
+  for (size_t v = 0; v < n; ++v) {
+    VarObs& o = obs->vars[v];
+    const at::Tensor& t = vars_[v];
+    o.values.clear();
+    o.live = t.defined();
+    if (!o.live) {
+      o.rank = 0;
+      o.offset = 0;
+      o.storage_nbytes = 0;
+      o.alias_class = -1;
+      o.identity_class = -1;
+      o.version_known = false;
+      o.version = 0;
+      o.values_known = false;
+      continue;
+    }
+    Geometry g = geometry_of(t);
+    o.rank = g.rank;
+    o.sizes = {};
+    o.strides = {};
+    for (int d = 0; d < g.rank; ++d) {
+      o.sizes[d] = g.sizes[d];
+      o.strides[d] = g.strides[d];
+    }
+    o.offset = g.offset;
+    o.dtype = from_torch(t.scalar_type());
+    o.layout = Layout::kStrided;
+    o.device = Device::kCpu;
+    o.storage_nbytes = storage_nbytes(t);
+    const c10::StorageImpl* storage = t.storage().unsafeGetStorageImpl();
+    const c10::TensorImpl* impl = t.unsafeGetTensorImpl();
+    o.alias_class = static_cast<int32_t>(v);
+    o.identity_class = static_cast<int32_t>(v);
+    for (size_t w = 0; w < v; ++w) {
+      const at::Tensor& u = vars_[w];
+      if (!u.defined()) continue;
+      if (o.alias_class == static_cast<int32_t>(v) &&
+          u.storage().unsafeGetStorageImpl() == storage)
+        o.alias_class = static_cast<int32_t>(w);
+      if (u.unsafeGetTensorImpl() == impl) {
+        o.identity_class = static_cast<int32_t>(w);
+        break;  // identity implies same storage, found at an index <= this one
+      }
+    }
+    o.version_known = true;
+    o.version = static_cast<int64_t>(t._version());
+    int64_t need = 0;
+    o.values_known = g.required_bytes(&need) && need <= o.storage_nbytes;
+    if (o.values_known && need > 0) {
+      const uint8_t* base = storage_data(t);
+      const size_t size = static_cast<size_t>(g.itemsize);
+      o.values.resize(static_cast<size_t>(t.numel()) * size);
+      uint8_t* out = o.values.data();
+      for_each_offset(g, [&](int64_t off) {
+        std::memcpy(out, base + off * g.itemsize, size);
+        out += size;
+      });
+    }
+  }
+}
+
+}  // namespace
+}  // namespace detail
+
+std::string torch_version() {
+#ifdef TORCH_VERSION
+  return TORCH_VERSION;
+#else
+  return "unknown";
+#endif
+}
+
+std::unique_ptr<Backend> make_torch_cpu_backend() {
+  static std::once_flag threads_once;
+  std::call_once(threads_once, [] {
+    at::set_num_threads(1);
+    // Note [No backtraces in LibTorch errors]
+    // Every c10::Error captures and symbolizes a C++ backtrace when it is
+    // built (about a millisecond in LibTorch 1.13), and most generated steps
+    // that fail, fail inside LibTorch: that alone would cap the backend at a
+    // few thousand steps per second. The classification reads only the
+    // message (torch_errors.h), so the fetcher is replaced, process-wide,
+    // by one that returns nothing.
+    c10::SetStackTraceFetcher(std::function<std::string()>([] { return std::string(); }));
+  });
+  return std::make_unique<detail::TorchCpuBackend>();
+}
+
+}  // namespace storcheck
