@@ -130,7 +130,9 @@ bool is_dense(const ModelTensor& t) {
   int n = 0;
   for (int k = 0; k < t.sizes.size(); ++k)
     if (t.sizes[k] != 1) order[n++] = k;
-  std::sort(order, order + n, [&](int a, int b) { return t.strides[a] < t.strides[b]; });
+  for (int i = 1; i < n; ++i)  // insertion sort by stride (n <= kMaxRank)
+    for (int j = i; j > 0 && t.strides[order[j]] < t.strides[order[j - 1]]; --j)
+      std::swap(order[j], order[j - 1]);
   int64_t acc = 1;
   for (int j = 0; j < n; ++j) {
     if (t.strides[order[j]] != acc) return false;

@@ -75,6 +75,8 @@ bool Geometry::is_contiguous() const {
 }
 
 bool Geometry::is_non_overlapping_and_dense() const {
+  // TensorImpl::refresh_contiguous: contiguous (numel 0 included) counts.
+  if (is_contiguous()) return true;
   if (rank == 1) return sizes[0] < 2 || strides[0] == 1;
   std::array<int, kGeometryMaxDims> perm{};
   for (int d = 0; d < rank; ++d) perm[d] = d;
@@ -122,6 +124,17 @@ bool Geometry::has_overlap() const {
   for_each_offset(*this, [&](int64_t o) { offs.push_back(o); });
   std::sort(offs.begin(), offs.end());
   return std::adjacent_find(offs.begin(), offs.end()) != offs.end();
+}
+
+bool storage_offset_overflows(const Geometry& g) {
+  for (int d = 0; d < g.rank; ++d)
+    if (g.strides[d] < 0) return false;
+  Geometry no_off = g;
+  no_off.offset = 0;
+  int64_t bytes, off_bytes, total;
+  if (!no_off.required_bytes(&bytes) || bytes == 0) return false;
+  return __builtin_mul_overflow(g.offset, g.itemsize, &off_bytes) ||
+         __builtin_add_overflow(bytes, off_bytes, &total);
 }
 
 MemOverlap internal_overlap(const Geometry& g) {

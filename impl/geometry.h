@@ -44,6 +44,12 @@ struct Geometry {
   bool has_overlap() const;
 };
 
+/// S9 policy for as_strided(_): true when all strides are >= 0, the extent
+/// without the offset is computable and non-zero, but adding
+/// `offset * itemsize` to it overflows int64 (LibTorch 1.13 wraps silently
+/// and builds a view far outside its storage).
+bool storage_offset_overflows(const Geometry& g);
+
 /// PyTorch's has_internal_overlap: kYes when a dim of size > 1 has stride 0
 /// (the only case LibTorch detects and rejects in in-place ops, S7), kNo when
 /// non-overlapping and dense, kTooHard otherwise.

@@ -114,13 +114,12 @@ Status set_strided_checks(const Storage& storage, const Geometry& g) {
                                                     format_sizes(g) + " and strides=" +
                                                     format_strides(g));
   if (bytes != 0) {
-    int64_t off_bytes, total;
-    // S9: LibTorch 1.13 wraps this product silently (an out-of-bounds view).
-    if (__builtin_mul_overflow(g.offset, g.itemsize, &off_bytes) ||
-        __builtin_add_overflow(bytes, off_bytes, &total))
+    // S9: LibTorch 1.13 wraps this sum silently (an out-of-bounds view).
+    if (storage_offset_overflows(g))
       return err(ErrorKind::kStorageSizeOverflow,
                  "storage offset " + to_string(g.offset) + " with itemsize " +
                      to_string(g.itemsize) + " overflows int64 (storage size overflow)");
+    int64_t total = bytes + g.offset * g.itemsize;
     if (total > storage.nbytes())
       return err(ErrorKind::kOutOfBounds,
                  "setStorage: sizes " + format_sizes(g) + ", strides " + format_strides(g) +
@@ -156,7 +155,10 @@ Status check_compute_input(const TensorImpl& t, const char* op) {
 }
 
 /// A fresh zero-filled tensor with the given geometry (offset 0).
-Result<Tensor> new_tensor(Context& ctx, const Geometry& g, DType d, const char* op) {
+Result<Tensor> new_tensor(Context& ctx, const Geometry& geom, DType d, const char* op) {
+  Geometry g = geom;
+  g.offset = 0;
+  g.itemsize = itemsize(d);
   int64_t bytes;
   if (!g.required_bytes(&bytes) || !numel_ok(g))
     return err(ErrorKind::kStorageSizeOverflow, std::string(op) +
@@ -168,8 +170,6 @@ Result<Tensor> new_tensor(Context& ctx, const Geometry& g, DType d, const char* 
   auto t = std::make_shared<TensorImpl>();
   t->storage = std::move(s).value();
   t->geom = g;
-  t->geom.offset = 0;
-  t->geom.itemsize = itemsize(d);
   t->dtype = d;
   t->version = std::make_shared<int64_t>(0);
   return t;
@@ -314,7 +314,7 @@ Status infer_size(IntSpan shape, int64_t numel, int64_t* out) {
   if (numel == newsize || (infer >= 0 && newsize > 0 && numel % newsize == 0)) {
     if (infer >= 0) {
       if (newsize == 0)
-        return err(ErrorKind::kShapeMismatch,
+        return err(ErrorKind::kInvalidArgument,
                    "cannot reshape tensor of 0 elements into shape " + format_ints(shape) +
                        " because the unspecified dimension size -1 can be any value and is "
                        "ambiguous");
@@ -581,9 +581,11 @@ Result<Tensor> ones(Context& ctx, IntSpan sizes, DType d) {
 Result<Tensor> full(Context& ctx, IntSpan sizes, const Scalar& value, DType d) {
   auto r = new_contiguous(ctx, sizes, d, "full");
   if (!r.ok()) return r;
-  if (!scalar_fits(d, value))
+  if (!scalar_fits(d, value)) {
+    ctx.budget.used -= r.value()->storage->nbytes();  // a failed step allocates nothing
     return err(ErrorKind::kScalarOverflow, "value cannot be converted to type " + dtype_c_name(d) +
                                                " without overflow");
+  }
   const TensorImpl& t = *r.value();
   int64_t n = t.numel();
   for (int64_t k = 0; k < n; ++k) store_scalar(elem(t, k), d, value);
@@ -606,7 +608,18 @@ Result<Tensor> empty_strided(Context& ctx, IntSpan sizes, IntSpan strides, DType
     if (s < 0)
       return err(ErrorKind::kInvalidArgument, "Trying to create tensor with negative dimension " +
                                                   to_string(s) + ": " + format_ints(sizes));
-  return new_tensor(ctx, geom_from(sizes, strides, 0, itemsize(d)), d, "empty_strided");
+  auto r = new_tensor(ctx, geom_from(sizes, strides, 0, itemsize(d)), d, "empty_strided");
+  if (!r.ok()) return r;
+  // TensorImpl::set_sizes_and_strides replaces a negative stride (only
+  // possible here on a size-1 dim: anything else overflowed above) by the
+  // stride that keeps strides monotonic: 1 for the last dim, else
+  // max(size[d+1], 1) * stride[d+1].
+  Geometry& g = r.value()->geom;
+  for (int dd = g.rank - 1; dd >= 0; --dd) {
+    if (g.strides[dd] >= 0) continue;
+    g.strides[dd] = dd == g.rank - 1 ? 1 : wrap_mul(std::max<int64_t>(g.sizes[dd + 1], 1), g.strides[dd + 1]);
+  }
+  return r;
 }
 
 // --- Views -------------------------------------------------------------------
@@ -756,8 +769,17 @@ Result<Tensor> movedim(const Tensor& t, int64_t src, int64_t dst) {
 Result<Tensor> expand(const Tensor& t, IntSpan sizes) {
   int tdim = t->rank();
   int ndim = sizes.size;
+  for (int k = 0; k < ndim; ++k) {
+    // Policy: LibTorch 1.13 turns these into negative-size tensors or a
+    // misleading numel overflow; storcheck rejects them (both backends).
+    if (sizes[k] < -1 || (sizes[k] == -1 && k < ndim - tdim))
+      return err(ErrorKind::kInvalidArgument,
+                 "expand: size " + to_string(sizes[k]) + " at dim " + to_string(k) + " of " +
+                     format_ints(sizes) +
+                     " is not allowed (sizes must be >= 0, or -1 to keep an existing dim)");
+  }
   if (ndim < tdim)
-    return err(ErrorKind::kInvalidArgument,
+    return err(ErrorKind::kShapeMismatch,
                "expand(" + std::string(dtype_torch_name(t->dtype)) + "{" + format_sizes(t->geom) +
                    "}, size=" + format_ints(sizes) + "): the number of sizes provided (" +
                    to_string(ndim) + ") must be greater or equal to the number of dimensions in "
@@ -894,7 +916,11 @@ Result<Tensor> diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t d
 }
 
 Result<Tensor> unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step) {
-  Status p = rank_limit(t->rank() + 1, "unfold");
+  if (size < 0)
+    return err(ErrorKind::kInvalidArgument,
+               "unfold: negative size " + to_string(size) +
+                   " (storcheck refuses: LibTorch 1.13 can build a tensor with a negative size here)");
+  Status p = rank_limit(t->rank() == 0 ? 1 : t->rank() + 1, "unfold");
   if (!p.ok()) return p.error();
   Error e;
   int64_t d;
@@ -926,7 +952,7 @@ Result<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim, int64_t i
     if (!p.ok()) return p.error();
   }
   if (t->rank() == 0)
-    return err(ErrorKind::kInvalidArgument, "split expects at least a 1-dimensional tensor");
+    return err(ErrorKind::kDimOutOfRange, "split expects at least a 1-dimensional tensor");
   if (split_size < 0)
     return err(ErrorKind::kInvalidArgument,
                "split expects split_size be non-negative, but got split_size=" +
@@ -952,7 +978,7 @@ Result<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim, int64_t index
     return p.error();
   }
   if (t->rank() == 0)
-    return err(ErrorKind::kInvalidArgument, "chunk expects at least a 1-dimensional tensor");
+    return err(ErrorKind::kDimOutOfRange, "chunk expects at least a 1-dimensional tensor");
   if (chunks <= 0)
     return err(ErrorKind::kInvalidArgument,
                "chunk expects `chunks` to be greater than 0, got: " + to_string(chunks));
