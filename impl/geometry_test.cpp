@@ -1,0 +1,331 @@
+// Unit tests of impl/geometry.h: checked extents (S4, S5, S9), contiguity,
+// and PyTorch 1.13's memory-overlap rules (S7), each pinned to exact values.
+#include "impl/geometry.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace storcheck {
+namespace {
+
+constexpr int64_t kTwo62 = int64_t{1} << 62;
+
+std::vector<int64_t> offsets_of(const Geometry& g) {
+  std::vector<int64_t> out;
+  for_each_offset(g, [&](int64_t o) { out.push_back(o); });
+  return out;
+}
+
+// --- required_bytes (S5, S9) -------------------------------------------------
+
+TEST(GeometryRequiredBytes, ContiguousIsNumelTimesItemsize) {
+  int64_t bytes = -1;
+  ASSERT_TRUE(Geometry::of({3, 4}, {4, 1}, 0, 4).required_bytes(&bytes));
+  EXPECT_EQ(bytes, 48);
+}
+
+TEST(GeometryRequiredBytes, IncludesOffsetS5) {
+  // 4 * (2 + (3-1)*4 + (4-1)*1 + 1) = 4 * 14
+  int64_t bytes = -1;
+  ASSERT_TRUE(Geometry::of({3, 4}, {4, 1}, 2, 4).required_bytes(&bytes));
+  EXPECT_EQ(bytes, 56);
+}
+
+TEST(GeometryRequiredBytes, UsesLargestIndexNotNumel) {
+  // as_strided((2,2),(2,1),1) on f32: 4 * (1 + 2 + 1 + 1) = 20 (the S5 example).
+  int64_t bytes = -1;
+  ASSERT_TRUE(Geometry::of({2, 2}, {2, 1}, 1, 4).required_bytes(&bytes));
+  EXPECT_EQ(bytes, 20);
+}
+
+TEST(GeometryRequiredBytes, StrideZeroNeedsOneElement) {
+  int64_t bytes = -1;
+  ASSERT_TRUE(Geometry::of({5, 7}, {0, 0}, 0, 8).required_bytes(&bytes));
+  EXPECT_EQ(bytes, 8);
+}
+
+TEST(GeometryRequiredBytes, RankZeroNeedsOffsetPlusOne) {
+  int64_t bytes = -1;
+  ASSERT_TRUE(Geometry::of({}, {}, 3, 2).required_bytes(&bytes));
+  EXPECT_EQ(bytes, 8);
+}
+
+TEST(GeometryRequiredBytes, NumelZeroIsZeroBytesWhateverTheOffset) {
+  int64_t bytes = -1;
+  ASSERT_TRUE(Geometry::of({3, 0}, {kTwo62, kTwo62}, kTwo62, 8).required_bytes(&bytes));
+  EXPECT_EQ(bytes, 0);
+}
+
+TEST(GeometryRequiredBytes, OverflowingStridesReportFalseS9) {
+  int64_t bytes = 123;
+  EXPECT_FALSE(Geometry::of({2, 2}, {kTwo62, kTwo62}, 0, 4).required_bytes(&bytes));
+  EXPECT_EQ(bytes, 123);  // untouched on failure
+}
+
+TEST(GeometryRequiredBytes, OverflowInItemsizeProductReportsFalseS9) {
+  // (2^62 + 1) elements fit int64, times itemsize 4 does not.
+  int64_t bytes = 0;
+  EXPECT_FALSE(Geometry::of({1}, {1}, kTwo62, 4).required_bytes(&bytes));
+}
+
+TEST(GeometryRequiredBytes, ExactlyInt64MaxBytesIsAccepted) {
+  int64_t bytes = 0;
+  int64_t max = std::numeric_limits<int64_t>::max();
+  ASSERT_TRUE(Geometry::of({1}, {1}, max - 1, 1).required_bytes(&bytes));
+  EXPECT_EQ(bytes, max);
+  EXPECT_FALSE(Geometry::of({1}, {1}, max, 1).required_bytes(&bytes));
+}
+
+TEST(GeometryRequiredBytes, NegativeStrideOnSizeAboveOneIsOverflowLikeUnsignedLibTorch) {
+  // LibTorch 1.13's computeStorageNbytes works in uint64: stride -1 wraps.
+  int64_t bytes = 0;
+  EXPECT_FALSE(Geometry::of({2}, {-1}, 5, 4).required_bytes(&bytes));
+}
+
+TEST(GeometryRequiredBytes, NegativeStrideOnSizeOneDimIsIgnored) {
+  int64_t bytes = 0;
+  ASSERT_TRUE(Geometry::of({1, 3}, {-1, 1}, 5, 4).required_bytes(&bytes));
+  EXPECT_EQ(bytes, 4 * (5 + 2 + 1));
+}
+
+TEST(GeometryRequiredBytes, NegativeOffsetIsRejected) {
+  int64_t bytes = 0;
+  EXPECT_FALSE(Geometry::of({2}, {1}, -1, 4).required_bytes(&bytes));
+}
+
+// --- storage_offset_overflows (S9 policy for as_strided) ------------------------
+
+TEST(GeometryStorageOffsetOverflows, OffsetTimesItemsizePastInt64Overflows) {
+  EXPECT_TRUE(storage_offset_overflows(Geometry::of({1}, {1}, kTwo62, 4)));
+  EXPECT_FALSE(storage_offset_overflows(Geometry::of({1}, {1}, kTwo62, 1)));
+}
+
+TEST(GeometryStorageOffsetOverflows, EmptyOrNegativeStrideGeometriesAreNotThisCheck) {
+  EXPECT_FALSE(storage_offset_overflows(Geometry::of({0}, {1}, kTwo62, 4)));
+  EXPECT_FALSE(storage_offset_overflows(Geometry::of({2}, {-1}, kTwo62, 4)));
+}
+
+TEST(GeometryNumel, ProductOfSizesAndOverflowReportsFalse) {
+  int64_t n = 0;
+  ASSERT_TRUE(Geometry::of({2, 3, 4}, {12, 4, 1}, 0, 4).numel(&n));
+  EXPECT_EQ(n, 24);
+  ASSERT_TRUE(Geometry::of({}, {}, 0, 4).numel(&n));
+  EXPECT_EQ(n, 1);
+  EXPECT_FALSE(Geometry::of({kTwo62, 4}, {4, 1}, 0, 4).numel(&n));
+}
+
+// --- is_contiguous -------------------------------------------------------------
+
+TEST(GeometryIsContiguous, RowMajorStridesAreContiguous) {
+  EXPECT_TRUE(Geometry::of({3, 4}, {4, 1}, 0, 4).is_contiguous());
+  EXPECT_TRUE(Geometry::of({3, 4}, {4, 1}, 7, 4).is_contiguous());  // offset irrelevant
+}
+
+TEST(GeometryIsContiguous, TransposedIsNotContiguous) {
+  EXPECT_FALSE(Geometry::of({4, 3}, {1, 4}, 0, 4).is_contiguous());
+}
+
+TEST(GeometryIsContiguous, SizeOneDimStrideIsIgnored) {
+  EXPECT_TRUE(Geometry::of({3, 1, 4}, {4, 100, 1}, 0, 4).is_contiguous());
+}
+
+TEST(GeometryIsContiguous, EmptyTensorIsContiguousWhateverItsStrides) {
+  EXPECT_TRUE(Geometry::of({0, 3}, {7, 9}, 0, 4).is_contiguous());
+}
+
+TEST(GeometryIsContiguous, ExpandedAndSteppedAreNotContiguous) {
+  EXPECT_FALSE(Geometry::of({2, 3}, {0, 1}, 0, 4).is_contiguous());
+  EXPECT_FALSE(Geometry::of({3}, {2}, 0, 4).is_contiguous());
+}
+
+// --- is_non_overlapping_and_dense ----------------------------------------------
+
+TEST(GeometryNonOverlappingAndDense, PermutedDenseLayoutsAreDense) {
+  EXPECT_TRUE(Geometry::of({3, 4}, {4, 1}, 0, 4).is_non_overlapping_and_dense());
+  EXPECT_TRUE(Geometry::of({4, 3}, {1, 4}, 0, 4).is_non_overlapping_and_dense());
+  EXPECT_TRUE(Geometry::of({4, 2, 3}, {1, 12, 4}, 0, 4).is_non_overlapping_and_dense());
+}
+
+TEST(GeometryNonOverlappingAndDense, GapsAndOverlapsAreNotDense) {
+  EXPECT_FALSE(Geometry::of({3, 2}, {4, 2}, 0, 4).is_non_overlapping_and_dense());
+  EXPECT_FALSE(Geometry::of({2, 3}, {0, 1}, 0, 4).is_non_overlapping_and_dense());
+  EXPECT_FALSE(Geometry::of({2, 2}, {1, 1}, 0, 4).is_non_overlapping_and_dense());
+}
+
+TEST(GeometryNonOverlappingAndDense, RankOneNeedsUnitStrideUnlessSizeBelowTwo) {
+  EXPECT_TRUE(Geometry::of({5}, {1}, 0, 4).is_non_overlapping_and_dense());
+  EXPECT_FALSE(Geometry::of({5}, {2}, 0, 4).is_non_overlapping_and_dense());
+  EXPECT_TRUE(Geometry::of({1}, {9}, 0, 4).is_non_overlapping_and_dense());
+  EXPECT_TRUE(Geometry::of({0}, {9}, 0, 4).is_non_overlapping_and_dense());
+}
+
+TEST(GeometryNonOverlappingAndDense, SizeOneDimsAnyStride) {
+  EXPECT_TRUE(Geometry::of({1, 3}, {0, 1}, 0, 4).is_non_overlapping_and_dense());
+  EXPECT_TRUE(Geometry::of({3, 1}, {1, 77}, 0, 4).is_non_overlapping_and_dense());
+}
+
+// --- has_overlap (exact) ----------------------------------------------------------
+
+TEST(GeometryHasOverlap, StrideZeroOnSizeAboveOneOverlaps) {
+  EXPECT_TRUE(Geometry::of({2, 3}, {0, 1}, 0, 4).has_overlap());
+}
+
+TEST(GeometryHasOverlap, StrideZeroOnSizeOneDoesNotOverlap) {
+  EXPECT_FALSE(Geometry::of({1, 3}, {0, 1}, 0, 4).has_overlap());
+}
+
+TEST(GeometryHasOverlap, DiagonalAsStridedOverlaps) {
+  // offsets 0, 1, 1, 2
+  EXPECT_TRUE(Geometry::of({2, 2}, {1, 1}, 0, 4).has_overlap());
+}
+
+TEST(GeometryHasOverlap, InterleavedStridesThatCollideOverlap) {
+  // i + 2j for i<3, j<2: (0,1) and (2,0) both hit offset 2.
+  EXPECT_TRUE(Geometry::of({3, 2}, {1, 2}, 0, 4).has_overlap());
+}
+
+TEST(GeometryHasOverlap, InterleavedStridesThatNeverCollideDoNotOverlap) {
+  // 2i + 3j for i<3, j<2: 0 3 2 5 4 7, all distinct, though the strides are
+  // not separated (the exact check must enumerate).
+  EXPECT_FALSE(Geometry::of({3, 2}, {2, 3}, 0, 4).has_overlap());
+}
+
+TEST(GeometryHasOverlap, DenseAndGappyLayoutsDoNotOverlap) {
+  EXPECT_FALSE(Geometry::of({3, 4}, {4, 1}, 0, 4).has_overlap());
+  EXPECT_FALSE(Geometry::of({2, 2}, {3, 1}, 0, 4).has_overlap());
+  EXPECT_FALSE(Geometry::of({0, 2}, {0, 0}, 0, 4).has_overlap());
+  EXPECT_FALSE(Geometry::of({}, {}, 0, 4).has_overlap());
+}
+
+// --- internal_overlap (PyTorch's has_internal_overlap, S7) --------------------
+
+TEST(GeometryInternalOverlap, StrideZeroOnSizeAboveOneIsYes) {
+  EXPECT_EQ(internal_overlap(Geometry::of({2, 3}, {0, 1}, 0, 4)), MemOverlap::kYes);
+}
+
+TEST(GeometryInternalOverlap, AsStridedOverlapWithoutZeroStrideIsTooHard) {
+  EXPECT_EQ(internal_overlap(Geometry::of({2, 2}, {1, 1}, 0, 4)), MemOverlap::kTooHard);
+}
+
+TEST(GeometryInternalOverlap, NonDenseWithoutOverlapIsTooHard) {
+  EXPECT_EQ(internal_overlap(Geometry::of({2, 2}, {3, 1}, 0, 4)), MemOverlap::kTooHard);
+}
+
+TEST(GeometryInternalOverlap, DenseIsNo) {
+  EXPECT_EQ(internal_overlap(Geometry::of({3, 4}, {4, 1}, 0, 4)), MemOverlap::kNo);
+  EXPECT_EQ(internal_overlap(Geometry::of({4, 3}, {1, 4}, 0, 4)), MemOverlap::kNo);
+  EXPECT_EQ(internal_overlap(Geometry::of({1, 3}, {0, 1}, 0, 4)), MemOverlap::kNo);
+}
+
+// --- overlap_status (PyTorch's get_overlap_status) -----------------------------
+
+TEST(GeometryOverlapStatus, SameTensorIsFull) {
+  Geometry a = Geometry::of({2, 2}, {1, 1}, 0, 4);  // even when not dense
+  EXPECT_EQ(overlap_status(a, a, true, true), MemOverlapStatus::kFull);
+}
+
+TEST(GeometryOverlapStatus, SameRangeSameStridesIsFull) {
+  Geometry a = Geometry::of({4}, {1}, 2, 4);
+  EXPECT_EQ(overlap_status(a, a, true, false), MemOverlapStatus::kFull);
+}
+
+TEST(GeometryOverlapStatus, ShiftedRangesArePartial) {
+  EXPECT_EQ(overlap_status(Geometry::of({4}, {1}, 0, 4), Geometry::of({4}, {1}, 2, 4), true, false),
+            MemOverlapStatus::kPartial);
+}
+
+TEST(GeometryOverlapStatus, SameRangeDifferentStridesIsPartial) {
+  EXPECT_EQ(overlap_status(Geometry::of({2, 2}, {2, 1}, 0, 4), Geometry::of({2, 2}, {1, 2}, 0, 4),
+                           true, false),
+            MemOverlapStatus::kPartial);
+}
+
+TEST(GeometryOverlapStatus, DisjointRangesAreNo) {
+  EXPECT_EQ(overlap_status(Geometry::of({2}, {1}, 0, 4), Geometry::of({2}, {1}, 2, 4), true, false),
+            MemOverlapStatus::kNo);
+}
+
+TEST(GeometryOverlapStatus, DifferentStoragesAreNo) {
+  Geometry a = Geometry::of({4}, {1}, 0, 4);
+  EXPECT_EQ(overlap_status(a, a, false, false), MemOverlapStatus::kNo);
+}
+
+TEST(GeometryOverlapStatus, EmptyOperandIsNo) {
+  EXPECT_EQ(overlap_status(Geometry::of({0}, {1}, 0, 4), Geometry::of({4}, {1}, 0, 4), true, false),
+            MemOverlapStatus::kNo);
+}
+
+TEST(GeometryOverlapStatus, NonDenseOperandIsTooHard) {
+  EXPECT_EQ(overlap_status(Geometry::of({2}, {2}, 0, 4), Geometry::of({2}, {2}, 1, 4), true, false),
+            MemOverlapStatus::kTooHard);
+}
+
+// --- elements_intersect (exact) -------------------------------------------------
+
+TEST(GeometryElementsIntersect, InterleavedStepsDoNotIntersect) {
+  // Even and odd elements: the byte ranges overlap, the elements do not.
+  EXPECT_FALSE(elements_intersect(Geometry::of({3}, {2}, 0, 4), Geometry::of({3}, {2}, 1, 4)));
+}
+
+TEST(GeometryElementsIntersect, SharedElementIntersects) {
+  EXPECT_TRUE(elements_intersect(Geometry::of({3}, {2}, 0, 4), Geometry::of({2}, {3}, 1, 4)));
+}
+
+TEST(GeometryElementsIntersect, DifferentItemsizesCompareBytes) {
+  // One 8-byte element at bytes [0,8) and a 4-byte element at [4,8).
+  EXPECT_TRUE(elements_intersect(Geometry::of({1}, {1}, 0, 8), Geometry::of({1}, {1}, 1, 4)));
+  // 8-byte element at [0,8) and 4-byte element at [8,12).
+  EXPECT_FALSE(elements_intersect(Geometry::of({1}, {1}, 0, 8), Geometry::of({1}, {1}, 2, 4)));
+}
+
+TEST(GeometryElementsIntersect, EmptyNeverIntersects) {
+  EXPECT_FALSE(elements_intersect(Geometry::of({0}, {1}, 0, 4), Geometry::of({4}, {1}, 0, 4)));
+}
+
+// --- contiguous_strides -----------------------------------------------------------
+
+TEST(GeometryContiguousStrides, RowMajor) {
+  int64_t sizes[] = {2, 3, 4};
+  int64_t strides[3] = {};
+  contiguous_strides(3, sizes, strides);
+  EXPECT_EQ(strides[0], 12);
+  EXPECT_EQ(strides[1], 4);
+  EXPECT_EQ(strides[2], 1);
+}
+
+TEST(GeometryContiguousStrides, ZeroAndOneSizedDimsCountAsOne) {
+  // torch.empty(2, 0, 3).stride() == (3, 3, 1); torch.empty(2, 1, 3).stride() == (3, 3, 1)
+  int64_t zero[] = {2, 0, 3};
+  int64_t one[] = {2, 1, 3};
+  int64_t s0[3] = {}, s1[3] = {};
+  contiguous_strides(3, zero, s0);
+  contiguous_strides(3, one, s1);
+  EXPECT_EQ(std::vector<int64_t>(s0, s0 + 3), (std::vector<int64_t>{3, 3, 1}));
+  EXPECT_EQ(std::vector<int64_t>(s1, s1 + 3), (std::vector<int64_t>{3, 3, 1}));
+}
+
+// --- for_each_offset ----------------------------------------------------------------
+
+TEST(GeometryForEachOffset, VisitsRowMajorLogicalOrder) {
+  // Transposed (2,3) with strides (1,2) from offset 5.
+  EXPECT_EQ(offsets_of(Geometry::of({2, 3}, {1, 2}, 5, 4)),
+            (std::vector<int64_t>{5, 7, 9, 6, 8, 10}));
+}
+
+TEST(GeometryForEachOffset, StrideZeroRepeatsOffsets) {
+  EXPECT_EQ(offsets_of(Geometry::of({2, 2}, {0, 1}, 1, 4)), (std::vector<int64_t>{1, 2, 1, 2}));
+}
+
+TEST(GeometryForEachOffset, RankZeroVisitsTheOffsetOnce) {
+  EXPECT_EQ(offsets_of(Geometry::of({}, {}, 3, 4)), (std::vector<int64_t>{3}));
+}
+
+TEST(GeometryForEachOffset, EmptyVisitsNothing) {
+  EXPECT_TRUE(offsets_of(Geometry::of({2, 0, 3}, {3, 3, 1}, 0, 4)).empty());
+}
+
+}  // namespace
+}  // namespace storcheck

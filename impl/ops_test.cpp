@@ -1,0 +1,863 @@
+// Unit tests of impl/ops.h: the reference ops against PyTorch 1.13.
+//
+// Every success case pins sizes, strides, offset and values, and every
+// error case the exact ErrorKind; each expectation was checked by running the
+// same call in PyTorch 1.13 (torch 1.13, CPU). Where the reference applies a
+// harness policy that LibTorch lacks (S8, S9 checked offsets, allocation
+// limits, result-list and rank bounds), the test says so.
+#include "impl/ops.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "impl/rand.h"
+
+namespace storcheck {
+
+// Lets gtest print ErrorKind by name (internal linkage: found by ADL).
+static void PrintTo(ErrorKind k, std::ostream* os) { *os << error_kind_name(k); }
+
+namespace {
+
+constexpr int64_t kTwo62 = int64_t{1} << 62;
+
+/// An int list literal usable where an IntSpan is expected (lives until the
+/// end of the full expression).
+struct Ints {
+  std::vector<int64_t> v;
+  Ints(std::initializer_list<int64_t> l) : v(l) {}
+  operator IntSpan() const { return IntSpan(v.data(), static_cast<int>(v.size())); }  // NOLINT
+};
+
+/// The value of a Result that the test requires to succeed.
+Tensor must(Result<Tensor> r) {
+  if (!r.ok())
+    throw std::runtime_error("unexpected error " + std::string(error_kind_name(r.error().kind)) +
+                             ": " + r.error().message);
+  return std::move(r).value();
+}
+
+ErrorKind kind(const Result<Tensor>& r) { return r.ok() ? ErrorKind::kNone : r.error().kind; }
+ErrorKind kind(const Status& s) { return s.ok() ? ErrorKind::kNone : s.error().kind; }
+
+std::vector<int64_t> sizes(const Tensor& t) {
+  return std::vector<int64_t>(t->geom.sizes.begin(), t->geom.sizes.begin() + t->rank());
+}
+std::vector<int64_t> strides(const Tensor& t) {
+  return std::vector<int64_t>(t->geom.strides.begin(), t->geom.strides.begin() + t->rank());
+}
+int64_t offset(const Tensor& t) { return t->geom.offset; }
+
+/// Elements in row-major order, as doubles (exact for the small values used).
+std::vector<double> values(const Tensor& t) {
+  std::vector<uint8_t> bytes;
+  read_elements(*t, &bytes);
+  std::vector<double> out;
+  for (size_t k = 0; k < bytes.size(); k += static_cast<size_t>(t->geom.itemsize))
+    out.push_back(load_as_double(bytes.data() + k, t->dtype));
+  return out;
+}
+
+using I = std::vector<int64_t>;
+using D = std::vector<double>;
+
+class OpsTest : public ::testing::Test {
+ protected:
+  Context ctx;
+  /// torch.arange(12.).view(3, 4)
+  Tensor arange34() { return must(arange(ctx, Ints{3, 4}, DType::kF32)); }
+};
+
+// === Factories ==================================================================
+
+TEST_F(OpsTest, ArangeIsContiguousRowMajorCountWithFreshVersion) {
+  Tensor t = arange34();
+  EXPECT_EQ(sizes(t), (I{3, 4}));
+  EXPECT_EQ(strides(t), (I{4, 1}));
+  EXPECT_EQ(offset(t), 0);
+  EXPECT_EQ(t->storage->nbytes(), 48);
+  EXPECT_EQ(*t->version, 0);
+  EXPECT_EQ(values(t), (D{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
+}
+
+TEST_F(OpsTest, ArangeConvertsToU8ModuloAndToBoolAsNonZero) {
+  // torch.arange(300).to(torch.uint8)[-3:] == [41, 42, 43]
+  D u8 = values(must(arange(ctx, Ints{300}, DType::kU8)));
+  EXPECT_EQ(D(u8.end() - 3, u8.end()), (D{41, 42, 43}));
+  EXPECT_EQ(values(must(arange(ctx, Ints{3}, DType::kBool))), (D{0, 1, 1}));
+}
+
+TEST_F(OpsTest, ZerosOnesAndFullFillEveryElement) {
+  EXPECT_EQ(values(must(zeros(ctx, Ints{2, 2}, DType::kI64))), (D{0, 0, 0, 0}));
+  EXPECT_EQ(values(must(ones(ctx, Ints{2}, DType::kBool))), (D{1, 1}));
+  // torch.full((2,), 1.5, dtype=torch.int32) == [1, 1]; full((2,), -1, uint8) == [255, 255]
+  EXPECT_EQ(values(must(full(ctx, Ints{2}, Scalar::floating(1.5), DType::kI32))), (D{1, 1}));
+  EXPECT_EQ(values(must(full(ctx, Ints{2}, Scalar::integer(-1), DType::kU8))), (D{255, 255}));
+}
+
+TEST_F(OpsTest, FullWithScalarOutOfRangeIsScalarOverflow) {
+  EXPECT_EQ(kind(full(ctx, Ints{2}, Scalar::integer(300), DType::kU8)), ErrorKind::kScalarOverflow);
+  EXPECT_EQ(ctx.budget.used, 0);  // a failed step allocates nothing
+}
+
+TEST_F(OpsTest, ZerosWithNegativeSizeIsInvalidArgument) {
+  EXPECT_EQ(kind(zeros(ctx, Ints{-1}, DType::kF32)), ErrorKind::kInvalidArgument);
+}
+
+TEST_F(OpsTest, RandElementsAreRandValueOfSeedAndIndex) {
+  Tensor t = must(rand(ctx, Ints{2, 3}, DType::kF64, 42));
+  D expected;
+  for (int k = 0; k < 6; ++k) expected.push_back(rand_value(42, k, DType::kF64));
+  EXPECT_EQ(values(t), expected);
+  EXPECT_EQ(strides(t), (I{3, 1}));
+}
+
+TEST_F(OpsTest, EmptyStridedKeepsStridesAndIsZeroFilledR6) {
+  Tensor t = must(empty_strided(ctx, Ints{2, 3}, Ints{1, 2}, DType::kF32));
+  EXPECT_EQ(sizes(t), (I{2, 3}));
+  EXPECT_EQ(strides(t), (I{1, 2}));
+  EXPECT_EQ(offset(t), 0);
+  EXPECT_EQ(t->storage->nbytes(), 24);
+  EXPECT_EQ(values(t), (D{0, 0, 0, 0, 0, 0}));
+}
+
+TEST_F(OpsTest, EmptyStridedWithOverflowingStridesIsStorageSizeOverflowS9) {
+  // torch: "Storage size calculation overflowed with sizes=[2, 2] and strides=[2^62, 2^62]"
+  Result<Tensor> r = empty_strided(ctx, Ints{2, 2}, Ints{kTwo62, kTwo62}, DType::kF32);
+  EXPECT_EQ(kind(r), ErrorKind::kStorageSizeOverflow);
+  EXPECT_EQ(ctx.budget.used, 0);  // nothing allocated (S9)
+}
+
+TEST_F(OpsTest, EmptyStridedWithMismatchedLengthsIsInvalidArgument) {
+  EXPECT_EQ(kind(empty_strided(ctx, Ints{2, 3}, Ints{1}, DType::kF32)),
+            ErrorKind::kInvalidArgument);
+}
+
+TEST_F(OpsTest, AllocationBeyondMaxTensorBytesIsResourceLimit) {
+  ctx.budget.max_tensor_bytes = 16;
+  Result<Tensor> r = zeros(ctx, Ints{5}, DType::kF32);  // 20 bytes
+  ASSERT_EQ(kind(r), ErrorKind::kResourceLimit);
+  EXPECT_NE(r.error().message.find("zeros"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("20"), std::string::npos) << r.error().message;
+  EXPECT_EQ(kind(zeros(ctx, Ints{4}, DType::kF32)), ErrorKind::kNone);
+}
+
+TEST_F(OpsTest, AllocationsBeyondMaxTotalBytesAreResourceLimit) {
+  ctx.budget.max_total_bytes = 32;
+  EXPECT_EQ(kind(zeros(ctx, Ints{4}, DType::kF32)), ErrorKind::kNone);
+  EXPECT_EQ(kind(zeros(ctx, Ints{4}, DType::kF32)), ErrorKind::kNone);
+  EXPECT_EQ(kind(zeros(ctx, Ints{1}, DType::kU8)), ErrorKind::kResourceLimit);
+  EXPECT_EQ(ctx.budget.used, 32);
+}
+
+// === Views: S2, S3 ================================================================
+
+TEST_F(OpsTest, ViewsShareStorageAndVersionCounterAndInplaceWritesBumpItS2) {
+  Tensor t = arange34();
+  Tensor v = must(transpose(t, 0, 1));
+  EXPECT_EQ(v->storage, t->storage);
+  EXPECT_EQ(v->version, t->version);
+  ASSERT_TRUE(add_(v, Scalar::integer(1)).ok());
+  EXPECT_EQ(*t->version, 1);
+  EXPECT_EQ(*v->version, 1);
+  ASSERT_TRUE(fill_(must(select(v, 0, 0)), Scalar::integer(0)).ok());
+  EXPECT_EQ(*t->version, 2);
+}
+
+TEST_F(OpsTest, WriteThroughViewIsVisibleThroughBaseS3) {
+  // t = arange(12.).view(3,4); v = t.t(); v.add_(1); v[0].fill_(0)
+  Tensor t = arange34();
+  Tensor v = must(transpose(t, 0, 1));
+  ASSERT_TRUE(add_(v, Scalar::integer(1)).ok());
+  ASSERT_TRUE(fill_(must(select(v, 0, 0)), Scalar::integer(0)).ok());
+  EXPECT_EQ(values(t), (D{0, 2, 3, 4, 0, 6, 7, 8, 0, 10, 11, 12}));
+}
+
+TEST_F(OpsTest, ViewOfContiguousSharesStorage) {
+  Tensor t = arange34();
+  Tensor v = must(view(t, Ints{12}));
+  EXPECT_EQ(sizes(v), (I{12}));
+  EXPECT_EQ(strides(v), (I{1}));
+  EXPECT_EQ(v->storage, t->storage);
+  Tensor w = must(view(t, Ints{-1, 6}));
+  EXPECT_EQ(sizes(w), (I{2, 6}));
+  EXPECT_EQ(strides(w), (I{6, 1}));
+}
+
+TEST_F(OpsTest, ViewOfTransposeIsViewIncompatibleS6) {
+  Tensor tt = must(transpose(arange34(), 0, 1));
+  EXPECT_EQ(kind(view(tt, Ints{12})), ErrorKind::kViewIncompatible);
+}
+
+TEST_F(OpsTest, ReshapeOfTransposeCopiesIntoFreshContiguousStorageS6) {
+  Tensor t = arange34();
+  Tensor tt = must(transpose(t, 0, 1));
+  Tensor r = must(reshape(ctx, tt, Ints{12}));
+  EXPECT_NE(r->storage, t->storage);
+  EXPECT_NE(r->version, t->version);
+  EXPECT_EQ(*r->version, 0);
+  EXPECT_EQ(sizes(r), (I{12}));
+  EXPECT_EQ(strides(r), (I{1}));
+  EXPECT_EQ(offset(r), 0);
+  EXPECT_EQ(values(r), (D{0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11}));
+}
+
+TEST_F(OpsTest, ReshapeOfContiguousIsAView) {
+  Tensor t = arange34();
+  Tensor r = must(reshape(ctx, t, Ints{2, 6}));
+  EXPECT_EQ(r->storage, t->storage);
+  EXPECT_EQ(strides(r), (I{6, 1}));
+}
+
+TEST_F(OpsTest, ViewWithWrongNumelIsShapeMismatchAndTwoInferredIsInvalidArgument) {
+  Tensor t = arange34();
+  EXPECT_EQ(kind(view(t, Ints{5})), ErrorKind::kShapeMismatch);
+  EXPECT_EQ(kind(view(t, Ints{-1, -1})), ErrorKind::kInvalidArgument);
+}
+
+// === as_strided: S5, S9 ==========================================================
+
+TEST_F(OpsTest, AsStridedInBoundsGivesRequestedGeometry) {
+  // torch.arange(6.).as_strided((2,2),(1,2),1) == [[1,3],[2,4]]
+  Tensor t = must(arange(ctx, Ints{6}, DType::kF32));
+  Tensor a = must(as_strided(t, Ints{2, 2}, Ints{1, 2}, 1));
+  EXPECT_EQ(sizes(a), (I{2, 2}));
+  EXPECT_EQ(strides(a), (I{1, 2}));
+  EXPECT_EQ(offset(a), 1);
+  EXPECT_EQ(values(a), (D{1, 3, 2, 4}));
+  EXPECT_EQ(a->storage, t->storage);
+}
+
+TEST_F(OpsTest, AsStridedOutOfBoundsNamesRequiredAndActualBytesS5) {
+  // torch: "setStorage: sizes [2, 2], strides [2, 1], storage offset 1, and
+  // itemsize 4 requiring a storage size of 20 are out of bounds for storage of size 16"
+  Tensor t = must(zeros(ctx, Ints{4}, DType::kF32));
+  Result<Tensor> r = as_strided(t, Ints{2, 2}, Ints{2, 1}, 1);
+  ASSERT_EQ(kind(r), ErrorKind::kOutOfBounds);
+  const std::string& m = r.error().message;
+  EXPECT_NE(m.find("sizes [2, 2]"), std::string::npos) << m;
+  EXPECT_NE(m.find("strides [2, 1]"), std::string::npos) << m;
+  EXPECT_NE(m.find("storage offset 1"), std::string::npos) << m;
+  EXPECT_NE(m.find("itemsize 4"), std::string::npos) << m;
+  EXPECT_NE(m.find("requiring a storage size of 20"), std::string::npos) << m;
+  EXPECT_NE(m.find("storage of size 16"), std::string::npos) << m;
+}
+
+TEST_F(OpsTest, AsStridedWithNegativeStrideIsInvalidArgument) {
+  Tensor t = must(zeros(ctx, Ints{4}, DType::kF32));
+  EXPECT_EQ(kind(as_strided(t, Ints{2}, Ints{-1}, 1)), ErrorKind::kInvalidArgument);
+}
+
+TEST_F(OpsTest, AsStridedWithOffsetTwoPow62OnF32IsStorageSizeOverflowS9) {
+  // Harness policy: LibTorch 1.13 wraps offset * itemsize and returns an
+  // out-of-bounds view of sizes [1]; the reference refuses (S9).
+  Tensor t = must(zeros(ctx, Ints{4}, DType::kF32));
+  EXPECT_EQ(kind(as_strided(t, Ints{1}, Ints{1}, kTwo62)), ErrorKind::kStorageSizeOverflow);
+}
+
+TEST_F(OpsTest, AsStridedWithNoElementsSkipsTheBoundsCheck) {
+  // torch: zeros(4).as_strided((0,), (1,), 2**62) succeeds.
+  Tensor t = must(zeros(ctx, Ints{4}, DType::kF32));
+  Tensor a = must(as_strided(t, Ints{0}, Ints{1}, kTwo62));
+  EXPECT_EQ(sizes(a), (I{0}));
+  EXPECT_EQ(offset(a), kTwo62);
+}
+
+// === select, slice, narrow ======================================================
+
+TEST_F(OpsTest, SelectNegativeIndexDropsTheDim) {
+  Tensor s = must(select(arange34(), 1, -1));
+  EXPECT_EQ(sizes(s), (I{3}));
+  EXPECT_EQ(strides(s), (I{4}));
+  EXPECT_EQ(offset(s), 3);
+  EXPECT_EQ(values(s), (D{3, 7, 11}));
+}
+
+TEST_F(OpsTest, SelectErrorsAreIndexOutOfRangeAndDimOutOfRange) {
+  Tensor t = arange34();
+  EXPECT_EQ(kind(select(t, 1, 4)), ErrorKind::kIndexOutOfRange);
+  EXPECT_EQ(kind(select(t, 1, -5)), ErrorKind::kIndexOutOfRange);
+  EXPECT_EQ(kind(select(t, 2, 0)), ErrorKind::kDimOutOfRange);
+}
+
+TEST_F(OpsTest, SliceWithStepScalesStrideAndShiftsOffset) {
+  // torch.ops.aten.slice(t, 1, 1, 4, 2)
+  Tensor s = must(slice(arange34(), 1, 1, 4, 2));
+  EXPECT_EQ(sizes(s), (I{3, 2}));
+  EXPECT_EQ(strides(s), (I{4, 2}));
+  EXPECT_EQ(offset(s), 1);
+  EXPECT_EQ(values(s), (D{1, 3, 5, 7, 9, 11}));
+}
+
+TEST_F(OpsTest, SliceClampsStartAndEnd) {
+  Tensor s = must(slice(arange34(), 0, -10, 100, 1));
+  EXPECT_EQ(sizes(s), (I{3, 4}));
+  EXPECT_EQ(offset(s), 0);
+}
+
+TEST_F(OpsTest, SliceWithStepZeroIsInvalidArgument) {
+  EXPECT_EQ(kind(slice(arange34(), 1, 1, 4, 0)), ErrorKind::kInvalidArgument);
+}
+
+TEST_F(OpsTest, NarrowKeepsStridesAndShiftsOffset) {
+  Tensor n = must(narrow(arange34(), 1, 1, 2));
+  EXPECT_EQ(sizes(n), (I{3, 2}));
+  EXPECT_EQ(strides(n), (I{4, 1}));
+  EXPECT_EQ(offset(n), 1);
+  EXPECT_EQ(values(n), (D{1, 2, 5, 6, 9, 10}));
+  Tensor last = must(narrow(arange34(), 1, -1, 1));
+  EXPECT_EQ(offset(last), 3);
+  EXPECT_EQ(values(last), (D{3, 7, 11}));
+}
+
+TEST_F(OpsTest, NarrowPastTheEndIsShapeMismatch) {
+  // torch: "start (3) + length (2) exceeds dimension size (4)."
+  EXPECT_EQ(kind(narrow(arange34(), 1, 3, 2)), ErrorKind::kShapeMismatch);
+}
+
+// === transpose, t, permute, movedim ================================================
+
+TEST_F(OpsTest, TransposeSwapsSizesAndStrides) {
+  Tensor t = must(transpose(arange34(), 0, 1));
+  EXPECT_EQ(sizes(t), (I{4, 3}));
+  EXPECT_EQ(strides(t), (I{1, 4}));
+  EXPECT_EQ(values(t), (D{0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11}));
+  EXPECT_EQ(kind(transpose(arange34(), 0, 2)), ErrorKind::kDimOutOfRange);
+}
+
+TEST_F(OpsTest, TOfRankThreeIsInvalidArgument) {
+  Tensor x = must(zeros(ctx, Ints{2, 2, 2}, DType::kF32));
+  EXPECT_EQ(kind(t(x)), ErrorKind::kInvalidArgument);
+  EXPECT_EQ(strides(must(t(arange34()))), (I{1, 4}));
+}
+
+TEST_F(OpsTest, PermuteReordersDims) {
+  Tensor x = must(arange(ctx, Ints{2, 3, 4}, DType::kF32));
+  Tensor p = must(permute(x, Ints{2, 0, 1}));
+  EXPECT_EQ(sizes(p), (I{4, 2, 3}));
+  EXPECT_EQ(strides(p), (I{1, 12, 4}));
+  EXPECT_EQ(kind(permute(x, Ints{0, 0, 1})), ErrorKind::kInvalidArgument);
+  EXPECT_EQ(kind(permute(x, Ints{0, 1})), ErrorKind::kInvalidArgument);
+}
+
+TEST_F(OpsTest, MovedimMovesOneDim) {
+  Tensor x = must(arange(ctx, Ints{2, 3, 4}, DType::kF32));
+  Tensor m = must(movedim(x, 0, 2));
+  EXPECT_EQ(sizes(m), (I{3, 4, 2}));
+  EXPECT_EQ(strides(m), (I{4, 1, 12}));
+}
+
+// === expand (S7), unsqueeze, squeeze ===================================================
+
+TEST_F(OpsTest, ExpandGivesStrideZeroOnBroadcastDimsS7) {
+  Tensor c = must(view(must(arange(ctx, Ints{3}, DType::kF32)), Ints{3, 1}));
+  Tensor e = must(expand(c, Ints{2, 3, 4}));
+  EXPECT_EQ(sizes(e), (I{2, 3, 4}));
+  EXPECT_EQ(strides(e), (I{0, 1, 0}));
+  Tensor k = must(expand(c, Ints{-1, 4}));
+  EXPECT_EQ(sizes(k), (I{3, 4}));
+  EXPECT_EQ(strides(k), (I{1, 0}));
+  EXPECT_EQ(values(k), (D{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2}));
+}
+
+TEST_F(OpsTest, ExpandOfScalarGivesAllZeroStrides) {
+  Tensor s = must(full(ctx, Ints{}, Scalar::floating(5), DType::kF32));
+  Tensor e = must(expand(s, Ints{2, 2}));
+  EXPECT_EQ(strides(e), (I{0, 0}));
+  EXPECT_EQ(values(e), (D{5, 5, 5, 5}));
+}
+
+TEST_F(OpsTest, ExpandToMismatchedOrFewerSizesIsShapeMismatch) {
+  // torch: "The expanded size of the tensor (4) must match the existing size (3) ..."
+  // and "expand(...): the number of sizes provided (1) must be greater or equal ..."
+  Tensor a = must(arange(ctx, Ints{3}, DType::kF32));
+  EXPECT_EQ(kind(expand(a, Ints{4})), ErrorKind::kShapeMismatch);
+  EXPECT_EQ(kind(expand(arange34(), Ints{4})), ErrorKind::kShapeMismatch);
+}
+
+TEST_F(OpsTest, ExpandWithSizeBelowMinusOneIsInvalidArgument) {
+  // Policy: both raise in LibTorch 1.13 ("numel: integer multiplication
+  // overflow", "The expanded size of the tensor (-1) isn't allowed in a leading,
+  // non-existing dimension 0"); storcheck classifies both as invalid arguments.
+  Tensor a = must(arange(ctx, Ints{3}, DType::kF32));
+  EXPECT_EQ(kind(expand(a, Ints{-2, 3})), ErrorKind::kInvalidArgument);
+  EXPECT_EQ(kind(expand(a, Ints{-1, 3})), ErrorKind::kInvalidArgument);  // new leading dim
+}
+
+TEST_F(OpsTest, UnsqueezeInsertsSizeOneDim) {
+  Tensor u = must(unsqueeze(arange34(), 1));
+  EXPECT_EQ(sizes(u), (I{3, 1, 4}));
+  EXPECT_EQ(strides(u), (I{4, 4, 1}));
+  Tensor last = must(unsqueeze(arange34(), -1));
+  EXPECT_EQ(sizes(last), (I{3, 4, 1}));
+  EXPECT_EQ(strides(last), (I{4, 1, 1}));
+  EXPECT_EQ(kind(unsqueeze(arange34(), 3)), ErrorKind::kDimOutOfRange);
+}
+
+TEST_F(OpsTest, UnsqueezePastGeometryMaxDimsIsResourceLimit) {
+  // Harness policy: LibTorch would give rank 17; storcheck caps rank at 16.
+  std::vector<int64_t> ones16(kGeometryMaxDims, 1);
+  Tensor x = must(zeros(ctx, IntSpan(ones16.data(), kGeometryMaxDims), DType::kF32));
+  EXPECT_EQ(kind(unsqueeze(x, 0)), ErrorKind::kResourceLimit);
+  EXPECT_EQ(kind(unsqueeze_(x, 0)), ErrorKind::kResourceLimit);
+  EXPECT_EQ(x->rank(), kGeometryMaxDims);
+}
+
+TEST_F(OpsTest, SqueezeRemovesOnlyASizeOneDim) {
+  Tensor x = must(zeros(ctx, Ints{3, 1, 4}, DType::kF32));
+  Tensor s = must(squeeze(x, 1));
+  EXPECT_EQ(sizes(s), (I{3, 4}));
+  EXPECT_EQ(strides(s), (I{4, 1}));
+  Tensor same = must(squeeze(x, 0));
+  EXPECT_EQ(sizes(same), (I{3, 1, 4}));
+  EXPECT_EQ(strides(same), (I{4, 4, 1}));
+}
+
+// === flatten, unflatten ==============================================================
+
+TEST_F(OpsTest, FlattenWithStartEqualEndReturnsTheSameObject) {
+  Tensor t = arange34();
+  EXPECT_EQ(must(flatten(ctx, t, 1, 1)), t);
+  EXPECT_EQ(must(flatten(ctx, t, 0, 0)), t);
+}
+
+TEST_F(OpsTest, FlattenOfContiguousIsAView) {
+  Tensor t = arange34();
+  Tensor f = must(flatten(ctx, t, 0, 1));
+  EXPECT_NE(f, t);
+  EXPECT_EQ(f->storage, t->storage);
+  EXPECT_EQ(sizes(f), (I{12}));
+}
+
+TEST_F(OpsTest, FlattenOfTransposeCopies) {
+  Tensor x = must(arange(ctx, Ints{2, 3}, DType::kF32));
+  Tensor f = must(flatten(ctx, must(transpose(x, 0, 1)), 0, 1));
+  EXPECT_NE(f->storage, x->storage);
+  EXPECT_EQ(strides(f), (I{1}));
+  EXPECT_EQ(values(f), (D{0, 3, 1, 4, 2, 5}));
+}
+
+TEST_F(OpsTest, FlattenOfScalarGivesSizeOne) {
+  Tensor s = must(full(ctx, Ints{}, Scalar::floating(3), DType::kF32));
+  Tensor f = must(flatten(ctx, s, 0, 0));
+  EXPECT_EQ(sizes(f), (I{1}));
+  EXPECT_EQ(values(f), (D{3}));
+}
+
+TEST_F(OpsTest, UnflattenSplitsOneDim) {
+  Tensor u = must(unflatten(arange34(), 1, Ints{2, 2}));
+  EXPECT_EQ(sizes(u), (I{3, 2, 2}));
+  EXPECT_EQ(strides(u), (I{4, 2, 1}));
+  Tensor inferred = must(unflatten(arange34(), 1, Ints{-1, 2}));
+  EXPECT_EQ(sizes(inferred), (I{3, 2, 2}));
+  EXPECT_EQ(kind(unflatten(arange34(), 1, Ints{3, 2})), ErrorKind::kShapeMismatch);
+}
+
+// === diagonal, unfold =================================================================
+
+TEST_F(OpsTest, DiagonalWithPositiveAndNegativeOffset) {
+  Tensor d = must(diagonal(arange34(), 1, 0, 1));
+  EXPECT_EQ(sizes(d), (I{3}));
+  EXPECT_EQ(strides(d), (I{5}));
+  EXPECT_EQ(offset(d), 1);
+  EXPECT_EQ(values(d), (D{1, 6, 11}));
+  Tensor n = must(diagonal(arange34(), -1, 0, 1));
+  EXPECT_EQ(sizes(n), (I{2}));
+  EXPECT_EQ(offset(n), 4);
+  EXPECT_EQ(values(n), (D{4, 9}));
+  EXPECT_EQ(kind(diagonal(arange34(), 0, 1, 1)), ErrorKind::kInvalidArgument);
+}
+
+TEST_F(OpsTest, UnfoldAddsAWindowDim) {
+  Tensor a = must(arange(ctx, Ints{8}, DType::kF32));
+  Tensor u = must(unfold(a, 0, 3, 2));
+  EXPECT_EQ(sizes(u), (I{3, 3}));
+  EXPECT_EQ(strides(u), (I{2, 1}));
+  EXPECT_EQ(values(u), (D{0, 1, 2, 2, 3, 4, 4, 5, 6}));
+  Tensor u2 = must(unfold(arange34(), 1, 2, 1));
+  EXPECT_EQ(sizes(u2), (I{3, 3, 2}));
+  EXPECT_EQ(strides(u2), (I{4, 1, 1}));
+  EXPECT_EQ(kind(unfold(a, 0, 9, 1)), ErrorKind::kShapeMismatch);
+  EXPECT_EQ(kind(unfold(a, 0, 3, 0)), ErrorKind::kInvalidArgument);
+}
+
+// === split, chunk, unbind ===============================================================
+
+TEST_F(OpsTest, SplitResultsAndLastShortPiece) {
+  Tensor a = must(arange(ctx, Ints{10}, DType::kF32));
+  Tensor s1 = must(split(a, 3, 0, 1));
+  EXPECT_EQ(sizes(s1), (I{3}));
+  EXPECT_EQ(offset(s1), 3);
+  EXPECT_EQ(values(s1), (D{3, 4, 5}));
+  Tensor s3 = must(split(a, 3, 0, 3));
+  EXPECT_EQ(sizes(s3), (I{1}));
+  EXPECT_EQ(offset(s3), 9);
+  EXPECT_EQ(s3->storage, a->storage);
+}
+
+TEST_F(OpsTest, SplitIndexPastResultsIsIndexOutOfRange) {
+  Tensor a = must(arange(ctx, Ints{10}, DType::kF32));
+  EXPECT_EQ(kind(split(a, 3, 0, 4)), ErrorKind::kIndexOutOfRange);
+  EXPECT_EQ(kind(split(a, 3, 0, -1)), ErrorKind::kIndexOutOfRange);
+  EXPECT_EQ(kind(split(a, -1, 0, 0)), ErrorKind::kInvalidArgument);
+}
+
+TEST_F(OpsTest, ChunkResultsFollowCeilSplitSize) {
+  Tensor a = must(arange(ctx, Ints{10}, DType::kF32));
+  // a.chunk(4): sizes 3,3,3,1
+  Tensor c3 = must(chunk(a, 4, 0, 3));
+  EXPECT_EQ(sizes(c3), (I{1}));
+  EXPECT_EQ(offset(c3), 9);
+  // a.chunk(6) gives only 5 chunks of 2
+  Tensor c4 = must(chunk(a, 6, 0, 4));
+  EXPECT_EQ(sizes(c4), (I{2}));
+  EXPECT_EQ(offset(c4), 8);
+  EXPECT_EQ(kind(chunk(a, 6, 0, 5)), ErrorKind::kIndexOutOfRange);
+  EXPECT_EQ(kind(chunk(a, 0, 0, 0)), ErrorKind::kInvalidArgument);
+}
+
+TEST_F(OpsTest, ChunkWithMoreThanMaxSplitResultsIsResourceLimit) {
+  Tensor a = must(arange(ctx, Ints{10}, DType::kF32));
+  EXPECT_EQ(kind(chunk(a, kMaxSplitResults + 1, 0, 0)), ErrorKind::kResourceLimit);
+}
+
+TEST_F(OpsTest, UnbindSelectsAlongDim) {
+  Tensor u = must(unbind(arange34(), 1, 2));
+  EXPECT_EQ(sizes(u), (I{3}));
+  EXPECT_EQ(strides(u), (I{4}));
+  EXPECT_EQ(offset(u), 2);
+  EXPECT_EQ(values(u), (D{2, 6, 10}));
+  EXPECT_EQ(kind(unbind(arange34(), 1, 4)), ErrorKind::kIndexOutOfRange);
+  EXPECT_EQ(kind(unbind(arange34(), 2, 0)), ErrorKind::kDimOutOfRange);
+}
+
+TEST_F(OpsTest, AliasAndDetachAreNewObjectsOverTheSameStorageAndCounter) {
+  Tensor t = must(transpose(arange34(), 0, 1));
+  for (Tensor a : {must(alias(t)), must(detach(t))}) {
+    EXPECT_NE(a, t);
+    EXPECT_EQ(a->storage, t->storage);
+    EXPECT_EQ(a->version, t->version);
+    EXPECT_EQ(sizes(a), (I{4, 3}));
+    EXPECT_EQ(strides(a), (I{1, 4}));
+  }
+}
+
+// === In-place writes: S7, dtype and range checks ======================================
+
+TEST_F(OpsTest, AddInplaceOnExpandIsInternalOverlapS7) {
+  Tensor e = must(expand(must(zeros(ctx, Ints{3}, DType::kF32)), Ints{2, 3}));
+  EXPECT_EQ(kind(add_(e, Scalar::integer(1))), ErrorKind::kInternalOverlap);
+  EXPECT_EQ(kind(mul_(e, Scalar::integer(2))), ErrorKind::kInternalOverlap);
+  EXPECT_EQ(*e->version, 0);
+}
+
+TEST_F(OpsTest, FillAndZeroOnExpandSucceedS7) {
+  Tensor e = must(expand(must(zeros(ctx, Ints{3}, DType::kF32)), Ints{2, 3}));
+  ASSERT_EQ(kind(fill_(e, Scalar::integer(2))), ErrorKind::kNone);
+  EXPECT_EQ(values(e), (D{2, 2, 2, 2, 2, 2}));
+  EXPECT_EQ(*e->version, 1);
+  ASSERT_EQ(kind(zero_(e)), ErrorKind::kNone);
+  EXPECT_EQ(values(e), (D{0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(*e->version, 2);
+}
+
+TEST_F(OpsTest, AddInplaceOnUndetectedOverlapIsNotRun) {
+  // Harness policy: LibTorch 1.13 runs arange(4.).as_strided((2,2),(1,1)).add_(1)
+  // (TOO_HARD overlap) with an order-dependent result; the reference refuses.
+  Tensor a = must(arange(ctx, Ints{4}, DType::kF32));
+  Tensor o = must(as_strided(a, Ints{2, 2}, Ints{1, 1}, 0));
+  EXPECT_EQ(kind(add_(o, Scalar::integer(1))), ErrorKind::kUndefinedBehavior);
+  EXPECT_EQ(values(a), (D{0, 1, 2, 3}));
+}
+
+TEST_F(OpsTest, AddInplaceFloatOnI32IsDtypeCast) {
+  Tensor i = must(zeros(ctx, Ints{2}, DType::kI32));
+  EXPECT_EQ(kind(add_(i, Scalar::floating(1.5))), ErrorKind::kDtypeCast);
+  EXPECT_EQ(values(i), (D{0, 0}));
+  EXPECT_EQ(*i->version, 0);
+  // add_(True) on int32 is fine: [1, 1]
+  ASSERT_EQ(kind(add_(i, Scalar::boolean(true))), ErrorKind::kNone);
+  EXPECT_EQ(values(i), (D{1, 1}));
+}
+
+TEST_F(OpsTest, AddInplaceIntOnBoolIsDtypeCast) {
+  Tensor b = must(zeros(ctx, Ints{2}, DType::kBool));
+  EXPECT_EQ(kind(add_(b, Scalar::integer(1))), ErrorKind::kDtypeCast);
+}
+
+TEST_F(OpsTest, AddInplaceOnU8WrapsAround) {
+  Tensor u = must(arange(ctx, Ints{4}, DType::kU8));
+  ASSERT_EQ(kind(add_(u, Scalar::integer(254))), ErrorKind::kNone);
+  EXPECT_EQ(values(u), (D{254, 255, 0, 1}));
+}
+
+TEST_F(OpsTest, MulInplaceAndZeroInplaceBumpVersion) {
+  Tensor m = must(arange(ctx, Ints{4}, DType::kI32));
+  ASSERT_EQ(kind(mul_(m, Scalar::integer(3))), ErrorKind::kNone);
+  EXPECT_EQ(values(m), (D{0, 3, 6, 9}));
+  EXPECT_EQ(*m->version, 1);
+  ASSERT_EQ(kind(zero_(m)), ErrorKind::kNone);
+  EXPECT_EQ(values(m), (D{0, 0, 0, 0}));
+  EXPECT_EQ(*m->version, 2);
+}
+
+TEST_F(OpsTest, FillInplace300OnU8IsScalarOverflow) {
+  Tensor u = must(zeros(ctx, Ints{2}, DType::kU8));
+  EXPECT_EQ(kind(fill_(u, Scalar::integer(300))), ErrorKind::kScalarOverflow);
+  EXPECT_EQ(*u->version, 0);
+  // -255 is accepted and wraps to 1 (c10::overflows for unsigned targets).
+  ASSERT_EQ(kind(fill_(u, Scalar::integer(-255))), ErrorKind::kNone);
+  EXPECT_EQ(values(u), (D{1, 1}));
+}
+
+TEST_F(OpsTest, CopyInplacePartialOverlapIsPartialOverlap) {
+  // a[0:4].copy_(a[2:6])
+  Tensor a = must(arange(ctx, Ints{6}, DType::kF32));
+  Tensor dst = must(slice(a, 0, 0, 4, 1));
+  Tensor src = must(slice(a, 0, 2, 6, 1));
+  EXPECT_EQ(kind(copy_(dst, src)), ErrorKind::kPartialOverlap);
+  EXPECT_EQ(values(a), (D{0, 1, 2, 3, 4, 5}));
+}
+
+TEST_F(OpsTest, CopyInplaceIntoExpandIsInternalOverlap) {
+  Tensor a = must(arange(ctx, Ints{6}, DType::kF32));
+  Tensor dst = must(expand(must(slice(a, 0, 0, 1, 1)), Ints{3}));
+  EXPECT_EQ(kind(copy_(dst, must(ones(ctx, Ints{3}, DType::kF32)))), ErrorKind::kInternalOverlap);
+}
+
+TEST_F(OpsTest, CopyInplaceShapeErrorsAreShapeMismatch) {
+  Tensor z3 = must(zeros(ctx, Ints{3}, DType::kF32));
+  EXPECT_EQ(kind(copy_(z3, must(ones(ctx, Ints{4}, DType::kF32)))), ErrorKind::kShapeMismatch);
+  // The source may broadcast, the destination may not.
+  EXPECT_EQ(kind(copy_(z3, must(ones(ctx, Ints{2, 3}, DType::kF32)))), ErrorKind::kShapeMismatch);
+}
+
+TEST_F(OpsTest, CopyInplaceBroadcastsSourceAndBumpsVersion) {
+  Tensor d = must(zeros(ctx, Ints{2, 3}, DType::kF32));
+  ASSERT_EQ(kind(copy_(d, must(arange(ctx, Ints{3}, DType::kF32)))), ErrorKind::kNone);
+  EXPECT_EQ(values(d), (D{0, 1, 2, 0, 1, 2}));
+  EXPECT_EQ(*d->version, 1);
+}
+
+TEST_F(OpsTest, CopyInplaceConvertsF32ToU8LikeCvttss2si) {
+  // torch.zeros(1, dtype=uint8).copy_(torch.full((1,), -2.7)) == [254]
+  Tensor d = must(zeros(ctx, Ints{1}, DType::kU8));
+  ASSERT_EQ(kind(copy_(d, must(full(ctx, Ints{1}, Scalar::floating(-2.7), DType::kF32)))),
+            ErrorKind::kNone);
+  EXPECT_EQ(values(d), (D{254}));
+}
+
+TEST_F(OpsTest, CopyInplaceOntoItselfBumpsVersion) {
+  Tensor t = arange34();
+  ASSERT_EQ(kind(copy_(t, t)), ErrorKind::kNone);
+  EXPECT_EQ(*t->version, 1);
+  EXPECT_EQ(values(t), (D{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
+}
+
+// === In-place metadata ops ===============================================================
+
+TEST_F(OpsTest, InplaceViewOpsMutateMetadataAndBumpVersion) {
+  // The sequence below, run on torch.arange(6.).view(2,3), gives exactly these.
+  Tensor t = must(arange(ctx, Ints{2, 3}, DType::kF32));
+  ASSERT_EQ(kind(transpose_(t, 0, 1)), ErrorKind::kNone);
+  EXPECT_EQ(sizes(t), (I{3, 2}));
+  EXPECT_EQ(strides(t), (I{1, 3}));
+  EXPECT_EQ(*t->version, 1);
+  ASSERT_EQ(kind(unsqueeze_(t, 0)), ErrorKind::kNone);
+  EXPECT_EQ(sizes(t), (I{1, 3, 2}));
+  EXPECT_EQ(strides(t), (I{3, 1, 3}));
+  EXPECT_EQ(*t->version, 2);
+  ASSERT_EQ(kind(squeeze_(t, 0)), ErrorKind::kNone);
+  EXPECT_EQ(sizes(t), (I{3, 2}));
+  EXPECT_EQ(*t->version, 3);
+  ASSERT_EQ(kind(t_(t)), ErrorKind::kNone);
+  EXPECT_EQ(sizes(t), (I{2, 3}));
+  EXPECT_EQ(strides(t), (I{3, 1}));
+  EXPECT_EQ(*t->version, 4);
+  ASSERT_EQ(kind(as_strided_(t, Ints{2}, Ints{2}, 1)), ErrorKind::kNone);
+  EXPECT_EQ(sizes(t), (I{2}));
+  EXPECT_EQ(strides(t), (I{2}));
+  EXPECT_EQ(offset(t), 1);
+  EXPECT_EQ(*t->version, 5);
+  ASSERT_EQ(kind(transpose_(t, 0, 0)), ErrorKind::kNone);  // same dims still bump
+  EXPECT_EQ(*t->version, 6);
+}
+
+TEST_F(OpsTest, TransposeInplaceIsSeenThroughEveryHandleOfTheObject) {
+  Tensor t = arange34();
+  Tensor same = must(contiguous(ctx, t));  // the same object
+  ASSERT_EQ(kind(transpose_(t, 0, 1)), ErrorKind::kNone);
+  EXPECT_EQ(sizes(same), (I{4, 3}));
+}
+
+TEST_F(OpsTest, FailedAsStridedInplaceLeavesMetadataUnchangedS10) {
+  // torch: as_strided_((2,2),(2,1),4) on a 24-byte storage raises setStorage
+  // out of bounds; shape, stride, offset and version stay as they were.
+  Tensor t = must(arange(ctx, Ints{6}, DType::kF32));
+  ASSERT_EQ(kind(as_strided_(t, Ints{2}, Ints{2}, 1)), ErrorKind::kNone);
+  EXPECT_EQ(kind(as_strided_(t, Ints{2, 2}, Ints{2, 1}, 4)), ErrorKind::kOutOfBounds);
+  EXPECT_EQ(sizes(t), (I{2}));
+  EXPECT_EQ(strides(t), (I{2}));
+  EXPECT_EQ(offset(t), 1);
+  EXPECT_EQ(*t->version, 1);
+}
+
+TEST_F(OpsTest, UnsqueezeInplaceBumpsVersion) {
+  Tensor u = must(zeros(ctx, Ints{3}, DType::kF32));
+  ASSERT_EQ(kind(unsqueeze_(u, 1)), ErrorKind::kNone);
+  EXPECT_EQ(sizes(u), (I{3, 1}));
+  EXPECT_EQ(strides(u), (I{1, 1}));
+  EXPECT_EQ(*u->version, 1);
+}
+
+TEST_F(OpsTest, ResizeGrowingZeroFillsAndKeepsOldBytesR6) {
+  Tensor r = must(arange(ctx, Ints{4}, DType::kI32));
+  Tensor alias_of_r = must(alias(r));
+  ASSERT_EQ(kind(resize_(ctx, r, Ints{6})), ErrorKind::kNone);
+  EXPECT_EQ(sizes(r), (I{6}));
+  EXPECT_EQ(strides(r), (I{1}));
+  EXPECT_EQ(r->storage->nbytes(), 24);
+  EXPECT_EQ(values(r), (D{0, 1, 2, 3, 0, 0}));
+  EXPECT_EQ(*r->version, 0);                   // torch: resize_ does not bump _version
+  EXPECT_EQ(alias_of_r->storage, r->storage);  // same storage object, grown in place
+}
+
+TEST_F(OpsTest, ResizeWithSameSizesKeepsStridesAndVersion) {
+  // torch.arange(4, dtype=int32).view(2,2).t().resize_(2,2): stride (1, 2), _version 0
+  Tensor v = must(transpose(must(view(must(arange(ctx, Ints{4}, DType::kI32)), Ints{2, 2})), 0, 1));
+  ASSERT_EQ(kind(resize_(ctx, v, Ints{2, 2})), ErrorKind::kNone);
+  EXPECT_EQ(strides(v), (I{1, 2}));
+  EXPECT_EQ(*v->version, 0);
+}
+
+TEST_F(OpsTest, ResizeShrinkingKeepsStorageBytes) {
+  Tensor r = must(arange(ctx, Ints{4}, DType::kI32));
+  ASSERT_EQ(kind(resize_(ctx, r, Ints{2})), ErrorKind::kNone);
+  EXPECT_EQ(sizes(r), (I{2}));
+  EXPECT_EQ(r->storage->nbytes(), 16);
+  EXPECT_EQ(values(r), (D{0, 1}));
+  ASSERT_EQ(kind(resize_(ctx, r, Ints{3, 1})), ErrorKind::kNone);
+  EXPECT_EQ(strides(r), (I{1, 1}));
+}
+
+TEST_F(OpsTest, ResizeGrowingNonResizableStorageIsNonResizableAndLeavesMetadataS10) {
+  // torch (from_numpy storage): "Trying to resize storage that is not resizable".
+  Tensor r = must(arange(ctx, Ints{4}, DType::kI32));
+  r->storage->set_resizable(false);
+  EXPECT_EQ(kind(resize_(ctx, r, Ints{8})), ErrorKind::kNonResizable);
+  EXPECT_EQ(sizes(r), (I{4}));
+  EXPECT_EQ(r->storage->nbytes(), 16);
+  // Shrinking needs no storage resize, so it succeeds.
+  ASSERT_EQ(kind(resize_(ctx, r, Ints{2})), ErrorKind::kNone);
+  EXPECT_EQ(sizes(r), (I{2}));
+}
+
+TEST_F(OpsTest, ResizeGrowingPastBudgetIsResourceLimit) {
+  Tensor r = must(arange(ctx, Ints{4}, DType::kI32));
+  ctx.budget.max_tensor_bytes = 20;
+  EXPECT_EQ(kind(resize_(ctx, r, Ints{8})), ErrorKind::kResourceLimit);
+  EXPECT_EQ(sizes(r), (I{4}));
+}
+
+// === Out-of-place compute ====================================================================
+
+TEST_F(OpsTest, AddOnTransposeKeepsInputStrideOrderLikeTensorIterator) {
+  // torch.arange(8.).view(2,4).t().add(1): sizes (4,2), strides (1,4)
+  Tensor x = must(transpose(must(arange(ctx, Ints{2, 4}, DType::kF32)), 0, 1));
+  Tensor r = must(add(ctx, x, Scalar::integer(1)));
+  EXPECT_EQ(sizes(r), (I{4, 2}));
+  EXPECT_EQ(strides(r), (I{1, 4}));
+  EXPECT_EQ(offset(r), 0);
+  EXPECT_NE(r->storage, x->storage);
+  EXPECT_EQ(*r->version, 0);
+  EXPECT_EQ(values(r), (D{1, 5, 2, 6, 3, 7, 4, 8}));
+}
+
+TEST_F(OpsTest, AddPromotesLikeResultType) {
+  Tensor i = must(arange(ctx, Ints{3}, DType::kI32));
+  Tensor f = must(add(ctx, i, Scalar::floating(1.5)));
+  EXPECT_EQ(f->dtype, DType::kF32);
+  EXPECT_EQ(values(f), (D{1.5, 2.5, 3.5}));
+  Tensor same = must(add(ctx, i, Scalar::integer(2)));
+  EXPECT_EQ(same->dtype, DType::kI32);
+  EXPECT_EQ(values(same), (D{2, 3, 4}));
+  Tensor b = must(arange(ctx, Ints{2}, DType::kBool));  // [False, True]
+  Tensor l = must(add(ctx, b, Scalar::integer(2)));
+  EXPECT_EQ(l->dtype, DType::kI64);
+  EXPECT_EQ(values(l), (D{2, 3}));
+}
+
+TEST_F(OpsTest, MulByFloatPromotesI64ToF32) {
+  Tensor m = must(mul(ctx, must(arange(ctx, Ints{3}, DType::kI64)), Scalar::floating(2.5)));
+  EXPECT_EQ(m->dtype, DType::kF32);
+  EXPECT_EQ(values(m), (D{0, 2.5, 5}));
+}
+
+TEST_F(OpsTest, CloneOfExpandGetsDenseStrides) {
+  Tensor e = must(expand(must(arange(ctx, Ints{3}, DType::kF32)), Ints{2, 3}));
+  Tensor c = must(clone(ctx, e));
+  EXPECT_EQ(sizes(c), (I{2, 3}));
+  EXPECT_EQ(strides(c), (I{3, 1}));
+  EXPECT_EQ(values(c), (D{0, 1, 2, 0, 1, 2}));
+  EXPECT_NE(c->storage, e->storage);
+  EXPECT_EQ(c->storage->nbytes(), 24);
+  // arange(2.).view(2,1).expand(2,3).clone(): strides (3, 1)
+  Tensor col = must(view(must(arange(ctx, Ints{2}, DType::kF32)), Ints{2, 1}));
+  Tensor c2 = must(clone(ctx, must(expand(col, Ints{2, 3}))));
+  EXPECT_EQ(strides(c2), (I{3, 1}));
+  EXPECT_EQ(values(c2), (D{0, 0, 0, 1, 1, 1}));
+}
+
+TEST_F(OpsTest, ClonePreservesDenseLayoutAndCompactsSteppedLayout) {
+  Tensor tt = must(transpose(must(arange(ctx, Ints{2, 3}, DType::kF32)), 0, 1));
+  EXPECT_EQ(strides(must(clone(ctx, tt))), (I{1, 3}));
+  // arange(12.).view(3,4)[:, ::2].clone(): strides (2, 1)
+  Tensor stepped = must(slice(arange34(), 1, 0, 4, 2));
+  Tensor c = must(clone(ctx, stepped));
+  EXPECT_EQ(strides(c), (I{2, 1}));
+  EXPECT_EQ(offset(c), 0);
+  EXPECT_EQ(values(c), (D{0, 2, 4, 6, 8, 10}));
+}
+
+TEST_F(OpsTest, ContiguousOfContiguousReturnsTheSameObject) {
+  Tensor t = arange34();
+  EXPECT_EQ(must(contiguous(ctx, t)), t);
+}
+
+TEST_F(OpsTest, ContiguousOfTransposeCopies) {
+  Tensor t = arange34();
+  Tensor c = must(contiguous(ctx, must(transpose(t, 0, 1))));
+  EXPECT_NE(c->storage, t->storage);
+  EXPECT_EQ(sizes(c), (I{4, 3}));
+  EXPECT_EQ(strides(c), (I{3, 1}));
+  EXPECT_EQ(values(c), (D{0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11}));
+}
+
+// === S8 and R4 on an undersized storage ===================================================
+
+TEST_F(OpsTest, ComputeOnEmptiedStorageIsUndefinedBehaviorS8) {
+  Tensor t = arange34();
+  t->storage->resize(0);  // shrink (R1)
+  EXPECT_EQ(kind(add(ctx, t, Scalar::integer(1))), ErrorKind::kUndefinedBehavior);
+  EXPECT_EQ(kind(fill_(t, Scalar::integer(1))), ErrorKind::kUndefinedBehavior);
+}
+
+TEST_F(OpsTest, BoundsCheckedViewOfEmptiedStorageIsOutOfBoundsWithZeroBytesR4) {
+  Tensor t = arange34();
+  t->storage->resize(0);
+  Result<Tensor> r = select(t, 0, 1);
+  ASSERT_EQ(kind(r), ErrorKind::kOutOfBounds);
+  EXPECT_NE(r.error().message.find("storage of size 0"), std::string::npos) << r.error().message;
+  // view does not check (S5).
+  EXPECT_EQ(kind(view(t, Ints{12})), ErrorKind::kNone);
+}
+
+}  // namespace
+}  // namespace storcheck
