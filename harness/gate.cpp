@@ -244,6 +244,10 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
       row.status = r.budget_exhausted ? "pass*" : "pass";
       if (r.budget_exhausted)
         row.detail = "time budget reached after " + std::to_string(r.programs) + " programs";
+      if (r.known > 0)
+        row.detail += std::string(row.detail.empty() ? "" : "; ") + std::to_string(r.known) +
+                      " programs hit known divergences (expected failures, see "
+                      "oracles/known_divergences.cpp)";
     }
     rows.push_back(row);
   }

@@ -69,6 +69,7 @@ struct CheckResult {
   bool budget_exhausted = false;
   int64_t programs = 0;
   int64_t steps = 0;
+  int64_t known = 0;  ///< programs whose divergence the known list explains
   double seconds = 0;
   uint64_t seed = 0;
   // On failure:

@@ -21,8 +21,35 @@ const std::vector<KnownDivergence>& known_divergences() {
   // Upstream bugs that the LibTorch backend guards instead of running (S8/S9
   // policies in oracles/backend.h) do not diverge and are not listed; see
   // corpus/regressions/ for their regression files.
-  static const std::vector<KnownDivergence> kList = {};
+  static const std::vector<KnownDivergence> kList = {
+      {"symint-range-1.13", "1.13", "*", "error",
+       "LibTorch 1.13 reserves int64 values below -2^62 for symbolic ints: a stride or size "
+       "that lands there (huge strides on a numel-0 tensor scaled by slice/unfold/diagonal) "
+       "raises 'cannot be represented as a SymInt' where the reference builds the view or "
+       "raises its own error",
+       "SymInt"},
+      {"symint-range-assert-1.13", "1.13", "*", "error",
+       "LibTorch 1.13: the same reserved SymInt range trips an internal assert "
+       "(Expected !is_symbolic()) instead of a user error",
+       "is_symbolic()"},
+  };
   return kList;
+}
+
+const KnownDivergence* match_known_divergence(std::string_view op, const std::string& field,
+                                              const std::string& a, const std::string& b,
+                                              std::string_view torch_version,
+                                              const std::vector<KnownDivergence>& list) {
+  for (const KnownDivergence& k : list) {
+    if (!k.applies_to(torch_version)) continue;
+    if (k.op != "*" && k.op != op) continue;
+    if (k.field != field) continue;
+    if (!k.contains.empty() && a.find(k.contains) == std::string::npos &&
+        b.find(k.contains) == std::string::npos)
+      continue;
+    return &k;
+  }
+  return nullptr;
 }
 
 const KnownDivergence* find_known_divergence(std::string_view id,

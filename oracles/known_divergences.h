@@ -21,9 +21,11 @@ struct KnownDivergence {
   /// LibTorch versions it applies to: "*" for all, else a comma-separated
   /// list of "MAJOR.MINOR" prefixes ("1.13,2.0").
   std::string_view torch_versions;
-  std::string_view op;     ///< the op at the diverging step
+  std::string_view op;     ///< the op at the diverging step ("*": any)
   std::string_view field;  ///< the differing field ("error", "values", ...)
   std::string_view reason;
+  /// A substring one side of the mismatch must contain ("" : any).
+  std::string_view contains = "";
   bool applies_to(std::string_view torch_version) const;
 };
 
@@ -33,6 +35,14 @@ const std::vector<KnownDivergence>& known_divergences();
 const KnownDivergence* find_known_divergence(std::string_view id,
                                              const std::vector<KnownDivergence>& list =
                                                  known_divergences());
+
+/// The entry that explains a divergence found by a property: same op at
+/// the diverging step, same field, version applies, `contains` matches.
+const KnownDivergence* match_known_divergence(std::string_view op, const std::string& field,
+                                              const std::string& a, const std::string& b,
+                                              std::string_view torch_version,
+                                              const std::vector<KnownDivergence>& list =
+                                                  known_divergences());
 
 /// "1.13.1" for the LibTorch this binary links, "" without LibTorch.
 std::string torch_version();
