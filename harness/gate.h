@@ -31,7 +31,7 @@ struct GateOptions {
 };
 
 /// Programs per differential property when GateOptions::programs is 0.
-inline constexpr int64_t kDefaultGatePrograms = 12000;
+inline constexpr int64_t kDefaultGatePrograms = 60000;
 
 int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err);
 
