@@ -23,10 +23,24 @@
 //   1) the op needs a tensor and no live variable fits: a factory step instead;
 //   2) the record is deliberately invalid and the op has a bad argument to
 //      give for some live variable: that step, its result is never used again;
-//   3) otherwise the valid step, and the model follows the op's shape rule.
+//   3) otherwise the valid step, and the model follows the op's shape rule;
+//      when the model expects it to raise (S5 bounds on an emptied or
+//      undersized storage, S8 compute on one, a non-resizable storage) its
+//      result is never used again, as the runner leaves it unbound.
 // Pick 0 is always the simplest choice (size 1, dim 0, scalar 1, f32).
+// With GenConfig::storage_focus the op index and the operand index are read
+// as weights over the current state (draw_op, pick_steered) instead of
+// uniformly: index 0 still names the first enabled op and live variable.
 
 namespace storcheck {
+
+GenConfig shrink_config() {
+  GenConfig cfg;
+  cfg.max_steps = 16;
+  cfg.min_steps = 16;
+  cfg.storage_focus = true;
+  return cfg;
+}
 
 OpSet all_ops() {
   OpSet s;
@@ -106,6 +120,24 @@ int64_t extent_bytes(const ModelTensor& t) {
   return (last + 1) * itemsize(t.dtype);
 }
 
+/// S5/S8: a storage of `bytes` holds every element of t (always, when t is empty).
+bool covers(const ModelTensor& t, int64_t bytes) { return extent_bytes(t) <= bytes; }
+
+/// R2: t has elements and its storage has 0 bytes.
+bool emptied(const ModelTensor& t, int64_t bytes) { return numel(t.sizes) > 0 && bytes == 0; }
+
+/// R3: the ops that restore an emptied input as zeros in fresh storage.
+bool is_clone_path(OpId op) {
+  return op == OpId::kClone || op == OpId::kContiguous || op == OpId::kClonePreserveStrides ||
+         op == OpId::kTo;
+}
+
+/// Views that go through PyTorch's setStrided bounds check (S5, R4).
+bool is_checked_view(OpId op) {
+  return op == OpId::kSelect || op == OpId::kNarrow || op == OpId::kSlice ||
+         op == OpId::kAsStrided || op == OpId::kTranspose;
+}
+
 /// PyTorch refuses in-place writes when a dim of size > 1 has stride 0.
 bool has_write_overlap(const ModelTensor& t) {
   for (int k = 0; k < t.sizes.size(); ++k)
@@ -139,6 +171,46 @@ bool is_dense(const ModelTensor& t) {
     acc *= t.sizes[order[j]];
   }
   return true;
+}
+
+/// Strides of a fresh dense copy of t laid out in t's stride order (ties and
+/// stride-0 dims keep their order): PyTorch's infer_dense_strides (clone, to
+/// with preserve_format of a non-dense input) when `iterator` is false, the
+/// TensorIterator output strides (add/mul with a scalar) when true.
+IntList dense_strides_like(const ModelTensor& t, bool iterator) {
+  int n = t.sizes.size();
+  int perm[kMaxRank];  // innermost first
+  for (int k = 0; k < n; ++k) perm[k] = n - 1 - k;
+  auto should_swap = [&](int d0, int d1) {
+    int64_t s0 = t.strides[d0], s1 = t.strides[d1];
+    if (s0 == 0 || s1 == 0) return 0;
+    if (s0 < s1) return -1;
+    if (s0 > s1) return 1;
+    return t.sizes[d0] > t.sizes[d1] ? 1 : 0;
+  };
+  for (int i = 1; i < n; ++i) {
+    int d1 = i;
+    for (int d0 = i - 1; d0 >= 0; --d0) {
+      int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  bool identity = true;
+  for (int k = 0; k < n; ++k) identity &= perm[k] == n - 1 - k;
+  if (iterator && identity) return contiguous_strides(t.sizes);
+  IntList st;
+  st.n = static_cast<uint8_t>(n);
+  int64_t acc = 1;
+  for (int k = 0; k < n; ++k) {
+    st.v[perm[k]] = acc;
+    if (iterator || t.sizes[perm[k]] > 1) acc *= t.sizes[perm[k]];
+  }
+  return st;
 }
 
 /// PyTorch's computeStride: strides for viewing (sizes, strides) as new_sizes
@@ -325,13 +397,16 @@ class Builder {
       ops_.push_back(info.id);
     }
     if (factories_.empty()) factories_.push_back(OpId::kArange);
+    bool storage_ops = false;
+    for (OpId op : ops_) storage_ops |= op_info(op).category == OpCategory::kStorage;
+    focus_ = cfg.storage_focus && storage_ops && !chain;
     view_cap_ = std::max<int64_t>(cfg.max_numel, 1) * 16;
     max_rank_ = std::max(1, std::min(cfg.max_rank, kMaxRank));
   }
 
   void step(const StepChoice& c) {
     if (chain_) return chain_step(c);
-    OpId op = ops_.empty() ? OpId::kArange : ops_[c.op % ops_.size()];
+    OpId op = ops_.empty() ? OpId::kArange : draw_op(c.op);
     int per_mille = std::max(0, std::min(cfg_.invalid_per_mille, 1000));
     bool invalid = per_mille > 0 && c.invalid >= 1000 - per_mille;
     emit(op, c, invalid);
@@ -344,6 +419,14 @@ class Builder {
     ModelTensor t;
     int storage;
   };
+  /// One storage (S1): exact byte size, resizable flag, and whether the last
+  /// rehydrate restored it (reshrink's set). Its aliases are the live
+  /// variables whose object names it.
+  struct Storage {
+    int64_t bytes = 0;
+    bool resizable = true;
+    bool rehydrated = false;
+  };
   using Pred = bool (*)(const ModelTensor&);
 
   // ---- the state -------------------------------------------------------
@@ -351,6 +434,10 @@ class Builder {
   const ModelTensor& model(VarId v) const { return objs_[obj_of_[v]].t; }
   ModelTensor& model_mut(VarId v) { return objs_[obj_of_[v]].t; }
   int storage_of(VarId v) const { return objs_[obj_of_[v]].storage; }
+  const Storage& storage(VarId v) const { return storages_[storage_of(v)]; }
+  /// v's storage is smaller than v's extent: emptied (R2) or undersized (R7).
+  bool uncovered(VarId v) const { return !covers(model(v), storage(v).bytes); }
+  bool is_emptied(VarId v) const { return emptied(model(v), storage(v).bytes); }
 
   /// The index-th (modulo) live variable satisfying pred; kNoVar when none.
   VarId pick_var(uint32_t index, Pred pred) const {
@@ -377,22 +464,27 @@ class Builder {
     return s;
   }
 
-  void finish(const Step& s, bool invalid, VarId input) {
+  void finish(const Step& s, bool invalid, VarId input, bool expect_error = false) {
     p_.steps.push_back(s);
     if (trace_) {
       StepTrace tr;
       tr.invalid = invalid;
+      tr.expect_error = expect_error;
       if (input != kNoVar) {
         tr.has_input = true;
         tr.input = model(input);
+        tr.input_storage = storage_of(input);
+        tr.input_storage_bytes = storage(input).bytes;
       }
       trace_->push_back(tr);
     }
   }
 
   int new_storage(int64_t bytes) {
-    storage_bytes_.push_back(bytes);
-    return static_cast<int>(storage_bytes_.size() - 1);
+    Storage st;
+    st.bytes = bytes;
+    storages_.push_back(st);
+    return static_cast<int>(storages_.size() - 1);
   }
 
   void bind(VarId out, const ModelTensor& t, int storage) {
@@ -404,8 +496,11 @@ class Builder {
   void bind_fresh(VarId out, ModelTensor t, bool keep_strides) {
     if (!keep_strides) t.strides = contiguous_strides(t.sizes);
     t.offset = 0;
-    bind(out, t, new_storage(numel(t.sizes) * itemsize(t.dtype)));
+    bind_exact(out, t);
   }
+
+  /// A fresh storage of exactly t's extent (offset kept: clone_preserve_strides).
+  void bind_exact(VarId out, const ModelTensor& t) { bind(out, t, new_storage(extent_bytes(t))); }
 
   int64_t dim_arg(Picker& pk, int64_t d, int64_t range) {
     return cfg_.edge_values && pk.one_in(4) ? d - range : d;
@@ -416,6 +511,7 @@ class Builder {
   void emit(OpId op, const StepChoice& c, bool invalid) {
     const OpInfo& info = op_info(op);
     if (info.category == OpCategory::kFactory) return factory(op, c, invalid);
+    if (info.signature.empty()) return nullary(op);
     if (!unary(op, c, invalid)) factory(factories_[c.op % factories_.size()], c, false);
   }
 
@@ -541,7 +637,7 @@ class Builder {
     VarId v = invalid ? pick_var(c.var, bad_pred) : kNoVar;
     if (v == kNoVar) {
       invalid = false;
-      v = pick_var(c.var, valid_pred);
+      v = focus_ ? pick_steered(op, c.var, valid_pred) : pick_var(c.var, valid_pred);
     }
     if (v == kNoVar) return false;
     Picker pk(c);
@@ -551,8 +647,10 @@ class Builder {
     ModelTensor out = in;
     // How the result relates to the input: 0 a view (same storage), 1 the same
     // object, 2 fresh storage keeping strides, 3 fresh contiguous storage,
-    // 4 an in-place metadata change of v, 5 nothing to model.
+    // 4 an in-place metadata change of v, 5 nothing to model, 6 fresh storage
+    // of exactly out's extent (out's geometry kept), 7 a change of v's storage.
     int result = 0;
+    unchecked_ = false;
     // Ops with no bad argument to give clear `invalid` and emit the valid step.
     bool ok = apply(op, c, pk, v, in, &s, &out, &invalid, &result);
     if (!ok) {  // the op turned out impossible for v: undo the variable
@@ -562,9 +660,9 @@ class Builder {
       }
       return false;
     }
-    VarId input = v;
-    finish(s, invalid, input);
-    if (invalid) return true;
+    bool fails = !invalid && expect_error(op, v, in, out, result, s);
+    finish(s, invalid, v, fails);
+    if (invalid || fails) return true;  // the runner binds no result of a failed step
     switch (result) {
       case 0: bind(s.out, out, storage_of(v)); break;
       case 1:
@@ -575,13 +673,159 @@ class Builder {
       case 3: bind_fresh(s.out, out, false); break;
       case 4: {
         model_mut(v) = out;
-        int st = storage_of(v);
-        storage_bytes_[st] = std::max(storage_bytes_[st], extent_bytes(out));
+        Storage& st = storages_[storage_of(v)];
+        if (op == OpId::kResize_) st.bytes = std::max(st.bytes, extent_bytes(out));  // grows
+        break;
+      }
+      case 6: bind_exact(s.out, out); break;
+      case 7: {
+        Storage& st = storages_[storage_of(v)];
+        if (op == OpId::kShrink) st.bytes = 0;  // R1: every alias sees it
+        if (op == OpId::kResizeStorage) st.bytes = s.args[1].i;
+        if (op == OpId::kSetNonresizable) st.resizable = false;
         break;
       }
       default: break;
     }
     return true;
+  }
+
+  /// Whether the valid step (op on v, result kind `result`, model `out`) is
+  /// expected to raise: S5/R4 bounds, S8 undersized inputs (clone paths of an
+  /// emptied input restore instead, R3), non-resizable storages (R1, S10).
+  bool expect_error(OpId op, VarId v, const ModelTensor& in, const ModelTensor& out, int result,
+                    const Step& s) const {
+    const Storage& st = storage(v);
+    bool cov = covers(in, st.bytes);
+    switch (op_info(op).category) {
+      case OpCategory::kView:
+        if (op == OpId::kView || op == OpId::kAlias || op == OpId::kDetach ||
+            op == OpId::kUnflatten || unchecked_)
+          return false;
+        if (op == OpId::kReshape || op == OpId::kFlatten) return result == 3 && !cov;
+        return !covers(out, st.bytes);
+      case OpCategory::kInplace:
+        if (op == OpId::kCopy_ && uncovered(s.args[1].var)) return true;
+        return !cov;
+      case OpCategory::kInplaceView:
+        if (result != 4) return false;
+        if (op == OpId::kResize_) return !st.resizable && extent_bytes(out) > st.bytes;
+        return !unchecked_ && !covers(out, st.bytes);
+      case OpCategory::kCompute:
+        if (result == 1) return false;
+        if (is_clone_path(op) && emptied(in, st.bytes)) return false;
+        return !cov;
+      case OpCategory::kStorage:
+        return (op == OpId::kShrink || op == OpId::kResizeStorage) && !st.resizable;
+      default:
+        return false;
+    }
+  }
+
+  /// rehydrate (R5) and reshrink: steps without arguments.
+  void nullary(OpId op) {
+    Step s = start(op);
+    bool fails = false;
+    if (op == OpId::kRehydrate) {
+      std::vector<int64_t> need(storages_.size(), -1);
+      for (VarId v : live_)
+        if (is_emptied(v)) {
+          int k = storage_of(v);
+          need[k] = std::max(need[k], extent_bytes(model(v)));
+        }
+      for (size_t k = 0; k < need.size(); ++k) fails |= need[k] >= 0 && !storages_[k].resizable;
+      for (size_t k = 0; k < need.size() && !fails; ++k)
+        if (need[k] >= 0) {
+          storages_[k].bytes = need[k];
+          storages_[k].rehydrated = true;
+        }
+    } else if (op == OpId::kReshrink) {
+      for (const Storage& st : storages_) fails |= st.rehydrated && !st.resizable;
+      for (Storage& st : storages_)
+        if (!fails && st.rehydrated) {
+          st.bytes = 0;
+          st.rehydrated = false;
+        }
+    }
+    finish(s, false, kNoVar, fails);
+  }
+
+  // ---- storage focus (GenConfig::storage_focus) ------------------------
+
+  /// Draw weight of op in the current state: group R scenarios first.
+  int op_weight(OpId op, bool full, bool uncov, bool emp, bool rehydrated, bool fixed) const {
+    int w = 1;
+    switch (op) {
+      case OpId::kShrink: w += (full ? 10 : 0) + (fixed ? 2 : 0); break;
+      case OpId::kSetNonresizable: w += full ? 1 : 0; break;
+      case OpId::kResizeStorage: w += 3 + (fixed ? 1 : 0); break;
+      case OpId::kSelect: case OpId::kNarrow: case OpId::kSlice: w += 3; break;  // offset views
+      case OpId::kRehydrate: w += emp ? 8 : 0; break;
+      case OpId::kReshrink: w += rehydrated ? 6 : 0; break;
+      default: break;
+    }
+    if (uncov) {
+      if (is_clone_path(op)) w += 8;
+      else if (is_checked_view(op)) w += 3;
+      else if (op == OpId::kAdd || op == OpId::kMul) w += 1;
+    }
+    return w;
+  }
+
+  /// The op of a record: uniform over the enabled ops, or weighted by state
+  /// under storage focus. Index 0 is always the first enabled op.
+  OpId draw_op(uint32_t index) const {
+    if (!focus_) return ops_[index % ops_.size()];
+    bool full = false, uncov = false, emp = false, rehydrated = false, fixed = false;
+    for (VarId v : live_) {
+      full |= storage(v).bytes > 0 && numel(model(v).sizes) > 0;
+      uncov |= uncovered(v);
+      emp |= is_emptied(v);
+      fixed |= !storage(v).resizable;
+    }
+    for (const Storage& st : storages_) rehydrated |= st.rehydrated;
+    int64_t total = 0;
+    for (OpId op : ops_) total += op_weight(op, full, uncov, emp, rehydrated, fixed);
+    int64_t want = static_cast<int64_t>(index % total);
+    for (OpId op : ops_) {
+      want -= op_weight(op, full, uncov, emp, rehydrated, fixed);
+      if (want < 0) return op;
+    }
+    return ops_.back();
+  }
+
+  /// Draw weight of v as op's operand under storage focus.
+  int var_weight(OpId op, VarId v) const {
+    const Storage& st = storage(v);
+    switch (op) {
+      case OpId::kShrink:
+      case OpId::kResizeStorage:
+        if (!st.resizable) return 3;  // raises (R1)
+        if (st.bytes == 0) return 1;  // already emptied
+        return model(v).offset > 0 ? 6 : 3;
+      case OpId::kSetNonresizable: return st.resizable ? 2 : 1;
+      default: break;
+    }
+    if (!uncovered(v)) return 1;
+    if (is_clone_path(op) || is_checked_view(op)) return 8;
+    OpCategory cat = op_info(op).category;
+    if (cat == OpCategory::kView || cat == OpCategory::kCompute || cat == OpCategory::kInplace) return 4;
+    return 1;
+  }
+
+  /// pick_var with var_weight: the index-th (modulo) unit of weight.
+  VarId pick_steered(OpId op, uint32_t index, Pred pred) const {
+    int64_t total = 0;
+    for (VarId v : live_)
+      if (!pred || pred(model(v))) total += var_weight(op, v);
+    if (total == 0) return kNoVar;
+    int64_t want = static_cast<int64_t>(index % total);
+    for (VarId v : live_)
+      if (!pred || pred(model(v))) {
+        want -= var_weight(op, v);
+        if (want < 0) return v;
+      }
+    return kNoVar;
   }
 
   /// as_strided geometry inside a storage of `bytes`, built constructively:
@@ -670,7 +914,11 @@ class Builder {
       case OpId::kAsStrided_: {
         IntList sz, st;
         int64_t off;
-        strided_geometry(pk, storage_bytes_[storage_of(v)], in.dtype, *invalid, &sz, &st, &off);
+        int64_t bytes = storage(v).bytes;
+        // Under focus an emptied or undersized input gets geometry that fit
+        // before its storage shrank: out of bounds now (R4, R7).
+        if (focus_) bytes = std::max(bytes, extent_bytes(in));
+        strided_geometry(pk, bytes, in.dtype, *invalid, &sz, &st, &off);
         s->args[1] = Arg::ints(sz);
         s->args[2] = Arg::ints(st);
         s->args[3] = Arg::integer(off);
@@ -744,6 +992,7 @@ class Builder {
           std::swap(out->sizes.v[d0], out->sizes.v[d1]);
           std::swap(out->strides.v[d0], out->strides.v[d1]);
         }
+        unchecked_ = d0 == d1;  // an alias, no bounds check
         s->args[1] = Arg::integer(a0);
         s->args[2] = Arg::integer(a1);
         if (op == OpId::kTranspose_) *result = 4;
@@ -751,6 +1000,7 @@ class Builder {
       }
       case OpId::kT:
       case OpId::kT_:
+        unchecked_ = r < 2;  // transpose(0, 0): an alias, no bounds check
         if (!*invalid && r == 2) {
           std::swap(out->sizes.v[0], out->sizes.v[1]);
           std::swap(out->strides.v[0], out->strides.v[1]);
@@ -777,6 +1027,7 @@ class Builder {
       case OpId::kMovedim: {
         int src = static_cast<int>(pk.below(R)), dst = static_cast<int>(pk.below(R));
         int64_t a0 = wrap(src, R), a1 = wrap(dst, R);
+        unchecked_ = r == 0;  // an alias, no bounds check
         if (*invalid) {
           if (bad == 0) a0 = R;
           else a1 = -R - 1;
@@ -1080,7 +1331,7 @@ class Builder {
           out->strides = contiguous_strides(ns);
         }
         s->args[1] = Arg::ints(ns);
-        *result = 4;
+        *result = !*invalid && ns == in.sizes ? 5 : 4;  // the same sizes change nothing
         return true;
       }
       case OpId::kAdd:
@@ -1090,17 +1341,73 @@ class Builder {
         if (x.kind == ScalarLit::Kind::kFloat && !is_float(in.dtype)) out->dtype = DTypeArg::kF32;
         if (x.kind == ScalarLit::Kind::kInt && in.dtype == DTypeArg::kBool) out->dtype = DTypeArg::kI64;
         s->args[1] = Arg::scalar_arg(x);
-        *result = is_dense(in) ? 2 : 3;
+        out->strides = dense_strides_like(in, true);
+        *result = 2;
         return true;
       }
       case OpId::kClone:
         *invalid = false;
-        *result = is_dense(in) ? 2 : 3;
+        if (emptied(in, storage(v).bytes)) {  // R3: zeros, same sizes and strides, offset 0
+          out->offset = 0;
+          *result = 6;
+        } else {
+          if (!is_dense(in)) out->strides = dense_strides_like(in, false);
+          *result = 2;
+        }
         return true;
       case OpId::kContiguous:
         *invalid = false;
-        *result = is_contiguous(in) ? 1 : 3;
+        if (is_contiguous(in)) {
+          *result = 1;
+        } else if (emptied(in, storage(v).bytes)) {  // R3
+          out->offset = 0;
+          out->strides = contiguous_strides(in.sizes);
+          *result = 6;
+        } else {
+          *result = 3;
+        }
         return true;
+      case OpId::kClonePreserveStrides:  // sizes, strides and offset; storage of the extent
+        *invalid = false;
+        *result = 6;
+        return true;
+      case OpId::kTo: {
+        DTypeArg d = dtype_from_pick(pk);
+        *invalid = false;
+        s->args[1] = Arg::dtype_arg(d);
+        if (d == in.dtype) {  // the same tensor object
+          *result = 1;
+          return true;
+        }
+        out->dtype = d;
+        if (emptied(in, storage(v).bytes)) {  // R3: the restored copy keeps the strides
+          out->offset = 0;
+          *result = 6;
+        } else {
+          if (!is_dense(in)) out->strides = dense_strides_like(in, false);
+          *result = 2;
+        }
+        return true;
+      }
+      case OpId::kShrink:
+      case OpId::kSetNonresizable:
+        *invalid = false;
+        *result = 7;
+        return true;
+      case OpId::kResizeStorage: {
+        int64_t need = extent_bytes(in);
+        int64_t n = need;
+        switch (pk.below(5)) {
+          case 1: case 3: n = need > 1 ? 1 + pk.below(need - 1) : 0; break;  // undersized (R7)
+          case 2: n = 0; break;                                              // emptied
+          case 4: n = need + itemsize(in.dtype) * (1 + pk.below(4)); break;  // room to spare
+          default: break;                                                    // exactly the extent
+        }
+        if (*invalid) n = -1 - pk.below(8);
+        s->args[1] = Arg::integer(n);
+        *result = 7;
+        return true;
+      }
       case OpId::kDrop:
         *invalid = false;
         *result = 5;
@@ -1144,7 +1451,9 @@ class Builder {
   Program p_;
   std::vector<int> obj_of_;  // per variable: its object, -1 when never usable
   std::vector<Obj> objs_;
-  std::vector<int64_t> storage_bytes_;
+  std::vector<Storage> storages_;
+  bool focus_ = false;  // cfg.storage_focus with kStorage ops enabled
+  bool unchecked_ = false;  // set by apply: this view is an alias, skips the S5 check
   std::vector<VarId> live_;  // usable variables, in order of definition
 };
 
@@ -1160,7 +1469,18 @@ Program build(const std::vector<StepChoice>& choices, const GenConfig& cfg,
 
 rc::Gen<std::vector<StepChoice>> gen_choices(const GenConfig& cfg) {
   double scale = std::max(1, cfg.max_steps) / 100.0 * 1.5;
-  return rc::gen::scale(scale, rc::gen::container<std::vector<StepChoice>>(gen_step_choice(cfg)));
+  rc::Gen<std::vector<StepChoice>> tail =
+      rc::gen::scale(scale, rc::gen::container<std::vector<StepChoice>>(gen_step_choice(cfg)));
+  // The first min_steps records are drawn too, not padded with StepChoice{}.
+  int head = std::max(0, std::min(cfg.min_steps, cfg.max_steps));
+  if (head == 0) return tail;
+  return rc::gen::apply(
+      [](std::vector<StepChoice> a, const std::vector<StepChoice>& b) {
+        a.insert(a.end(), b.begin(), b.end());
+        return a;
+      },
+      rc::gen::container<std::vector<StepChoice>>(static_cast<size_t>(head), gen_step_choice(cfg)),
+      tail);
 }
 
 }  // namespace

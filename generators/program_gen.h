@@ -3,7 +3,9 @@
 // A program is drawn as a list of small per-step choice records (StepChoice)
 // and then turned into a Program by a deterministic builder that keeps a
 // light metadata model of every live variable (sizes, strides, offset, dtype,
-// storage bytes) with its own shape rules for each op of ops.def. RapidCheck
+// and its storage: byte size, resizable flag, aliases) with its own shape
+// rules for each op of ops.def. Steps the model expects to fail at run time
+// (S5 bounds, S8 undersized inputs, non-resizable storages) bind no variable. RapidCheck
 // shrinks the choice list (drops steps, moves choices toward 0), and the
 // builder maps every shrunk list to a well-formed program again.
 //
@@ -53,7 +55,15 @@ struct GenConfig {
   int invalid_per_mille = 50;    ///< share of deliberately invalid steps, 0..1000
   OpSet ops = all_ops();         ///< ops to draw; with no factory in it, arange seeds tensors
   bool edge_values = true;       ///< size-0 dims, negative dims and indices, nan/inf/-0.0, huge ints
+  /// Weight op and operand draws toward SEMANTICS group R scenarios (shrink a
+  /// base or an offset view, clone/view/compute an emptied alias, rehydrate,
+  /// reshrink, undersized resize_storage, set_nonresizable); only when `ops`
+  /// holds kStorage ops. Off: every enabled op is drawn equally often.
+  bool storage_focus = false;
 };
+
+/// All ops, 16-step programs, draws weighted toward shrink/restore (group R) scenarios.
+GenConfig shrink_config();
 
 /// Number of small choices per step record.
 inline constexpr int kStepPicks = 16;
@@ -80,8 +90,11 @@ struct ModelTensor {
 /// What the builder decided for one step (for tests of the generator itself).
 struct StepTrace {
   bool invalid = false;    ///< the builder made this step deliberately invalid
+  bool expect_error = false;  ///< valid, but the model expects a run-time error (S5, S8, R1)
   bool has_input = false;  ///< the step reads a tensor variable (its first one)
   ModelTensor input;       ///< the model of that variable before the step
+  int input_storage = -1;  ///< the model's storage id of that variable (equal ids: aliases)
+  int64_t input_storage_bytes = -1;  ///< that storage's byte size before the step
 };
 
 /// Draws one step's choice record; `invalid` respects cfg.invalid_per_mille.
@@ -91,7 +104,8 @@ rc::Gen<StepChoice> gen_step_choice(const GenConfig& cfg);
 /// cfg.max_steps are ignored. `trace`, when given, gets one entry per step.
 Program build_program(const std::vector<StepChoice>& choices, const GenConfig& cfg,
                       std::vector<StepTrace>* trace = nullptr);
-/// Programs of cfg.min_steps..cfg.max_steps steps over cfg.ops; shrinks by steps.
+/// Programs of cfg.min_steps..cfg.max_steps steps over cfg.ops; shrinks by steps
+/// (the first cfg.min_steps records are always drawn, never padding).
 rc::Gen<Program> gen_program(const GenConfig& cfg);
 
 /// A dtype of the language; shrinks toward f32.

@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <string>
+#include <vector>
 
 #include "program/text_format.h"
 
@@ -97,15 +100,193 @@ RC_GTEST_PROP(ProgramGen, NoEdgeValuesMeansNoEmptyFactoriesAndNoNanScalars, ()) 
   }
 }
 
-TEST(ProgramGen, EveryOpAppearsWithin2000Programs) {
+void expect_every_op_within_2000_programs(const GenConfig& cfg) {
   std::array<int, kNumOps> seen{};
-  rc::Gen<Program> gen = gen_program(GenConfig{});
+  rc::Gen<Program> gen = gen_program(cfg);
   for (int k = 0; k < 2000; ++k) {
     Program p = sample(gen, 1000 + k, k % 100);
     for (const Step& s : p.steps) ++seen[static_cast<int>(s.op)];
   }
   for (const OpInfo& info : op_table())
     EXPECT_GT(seen[static_cast<int>(info.id)], 0) << "op " << info.name << " never generated";
+}
+
+TEST(ProgramGen, EveryOpAppearsWithin2000Programs) { expect_every_op_within_2000_programs(GenConfig{}); }
+
+TEST(ProgramGen, EveryOpAppearsWithin2000ShrinkConfigPrograms) {
+  expect_every_op_within_2000_programs(shrink_config());
+}
+
+RC_GTEST_PROP(ShrinkConfig, ProgramsPassValidateAndHave16Steps, ()) {
+  Program p = *gen_program(shrink_config());
+  std::string why;
+  RC_ASSERT(valid(p, &why));
+  RC_ASSERT(p.steps.size() == 16u);
+}
+
+RC_GTEST_PROP(ShrinkConfig, PrintParseRoundTrips, ()) {
+  Program p = *gen_program(shrink_config());
+  ParseResult r = parse_program(print_program(p));
+  RC_ASSERT(r.ok());
+  RC_ASSERT(r.program == p);
+}
+
+bool is_clone_path(OpId op) {
+  return op == OpId::kClone || op == OpId::kContiguous || op == OpId::kClonePreserveStrides ||
+         op == OpId::kTo;
+}
+
+/// Share of programs (in percent) that show each group R scenario.
+struct Scenarios {
+  int programs = 0;
+  int shrink = 0;               // a shrink that does not raise
+  int shrink_offset_view = 0;   // ... of a variable with a storage offset
+  int clone_after_shrink = 0;   // shrink, later a clone path on a variable sharing that storage
+  int clone_emptied = 0;        // a clone path on an emptied tensor (restore rule)
+  int clone_emptied_alias = 0;  // ... on another variable than the one shrunk
+  int view_emptied = 0;         // select/narrow/slice/as_strided/transpose on an emptied tensor
+  int compute_emptied = 0;      // add/mul on an emptied tensor
+  int rehydrate_after_shrink = 0;
+  int reshrink_after_rehydrate = 0;
+  int undersized = 0;           // resize_storage to 0 < n < extent
+  int nonresizable_then_resize = 0;  // set_nonresizable, then shrink/resize_storage of it
+
+  void add(const Program& p, const std::vector<StepTrace>& tr) {
+    ++programs;
+    bool a_shrink = false, a_off = false, a_clone = false, a_ce = false, a_cea = false,
+         a_view = false, a_comp = false, a_reh = false, a_resh = false, a_under = false,
+         a_nr = false;
+    std::vector<int> shrunk_storages, fixed_storages;
+    std::vector<VarId> shrunk_vars;
+    bool rehydrated = false;
+    auto has = [](const std::vector<int>& xs, int x) {
+      return std::find(xs.begin(), xs.end(), x) != xs.end();
+    };
+    for (size_t k = 0; k < p.steps.size(); ++k) {
+      const Step& s = p.steps[k];
+      const StepTrace& t = tr[k];
+      if (t.invalid) continue;
+      bool emptied = t.has_input && product(t.input.sizes) > 0 && t.input_storage_bytes == 0;
+      if (is_clone_path(s.op) && has(shrunk_storages, t.input_storage)) a_clone = true;
+      if (is_clone_path(s.op) && emptied) {
+        a_ce = true;
+        if (std::find(shrunk_vars.begin(), shrunk_vars.end(), s.args[0].var) == shrunk_vars.end())
+          a_cea = true;
+      }
+      if (emptied && (s.op == OpId::kSelect || s.op == OpId::kNarrow || s.op == OpId::kSlice ||
+                      s.op == OpId::kAsStrided || s.op == OpId::kTranspose))
+        a_view = true;
+      if (emptied && (s.op == OpId::kAdd || s.op == OpId::kMul)) a_comp = true;
+      if (s.op == OpId::kShrink && !t.expect_error) {
+        a_shrink = true;
+        a_off |= t.input.offset > 0;
+        shrunk_storages.push_back(t.input_storage);
+        shrunk_vars.push_back(s.args[0].var);
+      }
+      if (s.op == OpId::kRehydrate && !shrunk_storages.empty()) a_reh = rehydrated = true;
+      if (s.op == OpId::kReshrink && rehydrated) a_resh = true;
+      if (s.op == OpId::kResizeStorage && s.args[1].i > 0) {
+        int64_t need = 1;  // the extent, as the generator computes it
+        int64_t last = t.input.offset;
+        for (int d = 0; d < t.input.sizes.size(); ++d) last += (t.input.sizes[d] - 1) * t.input.strides[d];
+        need = product(t.input.sizes) == 0 ? 0 : (last + 1);
+        int64_t item = t.input.dtype == DTypeArg::kF64 || t.input.dtype == DTypeArg::kI64 ? 8
+                       : t.input.dtype == DTypeArg::kF32 || t.input.dtype == DTypeArg::kI32 ? 4 : 1;
+        if (s.args[1].i < need * item) a_under = true;
+      }
+      if (s.op == OpId::kSetNonresizable) fixed_storages.push_back(t.input_storage);
+      if ((s.op == OpId::kShrink || s.op == OpId::kResizeStorage) && has(fixed_storages, t.input_storage))
+        a_nr = true;
+    }
+    shrink += a_shrink;
+    shrink_offset_view += a_off;
+    clone_after_shrink += a_clone;
+    clone_emptied += a_ce;
+    clone_emptied_alias += a_cea;
+    view_emptied += a_view;
+    compute_emptied += a_comp;
+    rehydrate_after_shrink += a_reh;
+    reshrink_after_rehydrate += a_resh;
+    undersized += a_under;
+    nonresizable_then_resize += a_nr;
+  }
+  double pct(int n) const { return 100.0 * n / programs; }
+  void print(const char* what) const {
+    std::printf(
+        "%s (%d programs): shrink %.1f%%, of an offset view %.1f%%, clone path after shrink "
+        "(shared storage) %.1f%%, clone path of emptied %.1f%% (of an unshrunk alias %.1f%%), "
+        "checked view of emptied %.1f%%, add/mul of emptied %.1f%%, rehydrate after shrink %.1f%%, "
+        "reshrink after rehydrate %.1f%%, undersized resize_storage %.1f%%, "
+        "set_nonresizable then shrink/resize_storage %.1f%%\n",
+        what, programs, pct(shrink), pct(shrink_offset_view), pct(clone_after_shrink),
+        pct(clone_emptied), pct(clone_emptied_alias), pct(view_emptied), pct(compute_emptied),
+        pct(rehydrate_after_shrink), pct(reshrink_after_rehydrate), pct(undersized),
+        pct(nonresizable_then_resize));
+  }
+};
+
+Scenarios measure(const GenConfig& cfg, int programs) {
+  rc::Gen<std::vector<StepChoice>> choices =
+      rc::gen::container<std::vector<StepChoice>>(static_cast<size_t>(cfg.max_steps), gen_step_choice(cfg));
+  Scenarios sc;
+  for (int k = 0; k < programs; ++k) {
+    std::vector<StepTrace> trace;
+    Program p = build_program(sample(choices, 31 + k, 100), cfg, &trace);
+    sc.add(p, trace);
+  }
+  return sc;
+}
+
+TEST(ShrinkConfig, GroupRScenariosAreFrequentIn16StepPrograms) {
+  Scenarios sc = measure(shrink_config(), 2000);
+  sc.print("shrink_config()");
+  EXPECT_GE(sc.pct(sc.clone_after_shrink), 30.0);
+  EXPECT_GE(sc.pct(sc.rehydrate_after_shrink), 10.0);
+  // The other scenarios of SEMANTICS group R happen too.
+  EXPECT_GE(sc.pct(sc.shrink_offset_view), 5.0);
+  EXPECT_GE(sc.pct(sc.clone_emptied), 20.0);
+  EXPECT_GE(sc.pct(sc.clone_emptied_alias), 5.0);
+  EXPECT_GE(sc.pct(sc.view_emptied), 10.0);
+  EXPECT_GE(sc.pct(sc.compute_emptied), 2.0);
+  EXPECT_GE(sc.pct(sc.reshrink_after_rehydrate), 2.0);
+  EXPECT_GE(sc.pct(sc.undersized), 5.0);
+  EXPECT_GE(sc.pct(sc.nonresizable_then_resize), 2.0);
+  measure(GenConfig{}, 2000).print("GenConfig{} at 16 steps, for comparison");
+}
+
+TEST(ShrinkConfig, ResultsOfExpectedErrorsAreNeverUsed) {
+  GenConfig cfg = shrink_config();
+  rc::Gen<std::vector<StepChoice>> choices =
+      rc::gen::container<std::vector<StepChoice>>(16, gen_step_choice(cfg));
+  int errors = 0, restores = 0;
+  for (int k = 0; k < 500; ++k) {
+    std::vector<StepTrace> trace;
+    Program p = build_program(sample(choices, 77 + k, 100), cfg, &trace);
+    std::vector<bool> dead(static_cast<size_t>(p.num_vars()), false);
+    for (size_t j = 0; j < p.steps.size(); ++j) {
+      const Step& s = p.steps[j];
+      for (int a = 0; a < s.nargs; ++a) {
+        if (s.args[a].kind == ArgKind::kVar) {
+          ASSERT_FALSE(dead[s.args[a].var]) << print_program(p);
+        }
+      }
+      const StepTrace& t = trace[j];
+      if ((t.invalid || t.expect_error) && s.out != kNoVar) dead[s.out] = true;
+      errors += t.expect_error;
+      bool emptied = !t.invalid && t.has_input && product(t.input.sizes) > 0 &&
+                     t.input_storage_bytes == 0;
+      if (emptied && is_clone_path(s.op)) {
+        // R3: the restore rule gives a usable fresh tensor, never an error.
+        EXPECT_FALSE(t.expect_error) << print_step(p, s);
+        ++restores;
+      }
+      if (emptied && (s.op == OpId::kAdd || s.op == OpId::kMul || s.op == OpId::kSelect)) {
+        EXPECT_TRUE(t.expect_error) << print_step(p, s);  // S8, R4
+      }
+    }
+  }
+  EXPECT_GT(errors, 0);
+  EXPECT_GT(restores, 0);
 }
 
 TEST(ProgramGen, OpSubsetDrawsOnlyThoseOpsPlusSeedFactory) {

@@ -172,14 +172,23 @@ Outcome run_binary(const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out, ""};
 }
 
-// Proof the pipeline finds bugs: a planted transpose bug makes the gate
-// fail, the reproducer has at most 4 steps, and repro shows the divergence.
-TEST(PlantedFault, GateFailsWithSmallReproducerThatReproReplays) {
+// Proof the pipeline finds bugs: each planted reference bug makes the gate
+// fail, the reproducer is small, and repro replays the divergence (only
+// with the fault switched on).
+struct PlantedCase {
+  const char* fault;
+  size_t max_steps;
+};
+
+class PlantedFault : public ::testing::TestWithParam<PlantedCase> {};
+
+TEST_P(PlantedFault, GateFailsWithSmallReproducerThatReproReplays) {
   if (!fault_injection_available()) GTEST_SKIP() << "build without fault injection";
   if (!BackendSet::make().torch_cpu) GTEST_SKIP() << "built without LibTorch: nothing to compare";
+  const std::string fault = GetParam().fault;
   std::string dir = temp_dir();
   std::string corpus = temp_dir();  // no regressions: properties only
-  Outcome g = run_binary("gate --plant-fault transpose_square_strides --budget 60 --programs 3000 "
+  Outcome g = run_binary("gate --plant-fault " + fault + " --budget 120 --programs 3000 "
                          "--findings-dir " + dir + " --corpus " + corpus);
   ASSERT_EQ(g.code, 1) << g.out;
   EXPECT_NE(g.out.find("gate: FAILED"), std::string::npos);
@@ -190,15 +199,20 @@ TEST(PlantedFault, GateFailsWithSmallReproducerThatReproReplays) {
   Program p;
   std::string e;
   ASSERT_TRUE(read_program_file(path, Limits{}, &p, nullptr, &e)) << e;
-  EXPECT_LE(p.steps.size(), 4u) << print_program(p);
-  Outcome r = run_binary("repro " + path + " --plant-fault transpose_square_strides");
+  EXPECT_LE(p.steps.size(), GetParam().max_steps) << print_program(p);
+  Outcome r = run_binary("repro " + path + " --plant-fault " + fault);
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("DIVERGENCE at step"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("strides of"), std::string::npos) << r.out;
   // Without the fault the same file replays clean.
   Outcome clean = run_binary("repro " + path);
   EXPECT_EQ(clean.code, 0) << clean.out;
 }
+
+INSTANTIATE_TEST_SUITE_P(Faults, PlantedFault,
+                         ::testing::Values(PlantedCase{"transpose_square_strides", 4},
+                                           PlantedCase{"restore_only_in_clone", 5},
+                                           PlantedCase{"rehydrate_from_one_view", 5}),
+                         [](const auto& info) { return std::string(info.param.fault); });
 
 }  // namespace
 }  // namespace storcheck

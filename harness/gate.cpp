@@ -27,7 +27,7 @@ bool activate_fault(const std::string& name, std::string* error) {
   if (name.empty()) return true;
   Fault f;
   if (!parse_fault(name, &f)) {
-    *error = "unknown fault '" + name + "' (known: transpose_square_strides)";
+    *error = "unknown fault '" + name + "' (known: transpose_square_strides, restore_only_in_clone, rehydrate_from_one_view)";
     return false;
   }
   if (!fault_injection_available()) {
@@ -130,7 +130,7 @@ struct CaseRow {
 char fmt_buf[256];
 const char* fmt_row(const CaseRow& r) {
   double rate = r.seconds > 0 ? static_cast<double>(r.programs) / r.seconds : 0;
-  std::snprintf(fmt_buf, sizeof fmt_buf, "%-28s %-6s %9lld %10lld %8.2f %12.0f", r.name.c_str(),
+  std::snprintf(fmt_buf, sizeof fmt_buf, "%-44s %-6s %9lld %10lld %8.2f %12.0f", r.name.c_str(),
                 r.status.c_str(), static_cast<long long>(r.programs),
                 static_cast<long long>(r.steps), r.seconds, rate);
   return fmt_buf;
@@ -254,7 +254,7 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   // 3) Report.
-  out << "\n" << "property                     result  programs      steps  seconds   programs/s\n";
+  out << "\n" << "property                                     result  programs      steps  seconds   programs/s\n";
   int64_t all_programs = 0, all_steps = 0;
   for (const CaseRow& r : rows) {
     out << fmt_row(r) << "\n";

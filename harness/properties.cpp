@@ -72,6 +72,28 @@ const std::vector<Property>& properties() {
       {"views.aliasing_matches",
        "chains of views and writes through them: alias classes, identity and values agree (S3)",
        PropertyKind::kDifferential, true, aliasing_config()},
+      {"shrink.matches_eager",
+       "programs that shrink, restore, rehydrate and resize storages agree with LibTorch (R1-R7)",
+       PropertyKind::kDifferential, false, shrink_config()},
+      {"shrink.clone_paths_give_zeros",
+       "every clone path of an emptied tensor gives zeros of its sizes and strides in fresh "
+       "storage (R3)",
+       PropertyKind::kInvariant, false, shrink_config(), Invariant::kCloneGivesZeros},
+      {"shrink.input_stays_emptied", "a clone path leaves its emptied input emptied (R3)",
+       PropertyKind::kInvariant, false, shrink_config(), Invariant::kInputStaysEmptied},
+      {"shrink.bounds_checked_ops_raise",
+       "bounds-checked ops on emptied tensors raise the S5 error, compute kernels are never run "
+       "(R4, S8)",
+       PropertyKind::kInvariant, false, shrink_config(), Invariant::kBoundsCheckedRaise},
+      {"shrink.rehydrate_keeps_aliasing",
+       "rehydrate sizes each storage to its largest extent, zeroes it and keeps aliasing (R5)",
+       PropertyKind::kInvariant, false, shrink_config(), Invariant::kRehydrateKeepsAliasing},
+      {"shrink.reshrink_returns_to_zero",
+       "reshrink returns every storage rehydrate restored to 0 bytes (R5)",
+       PropertyKind::kInvariant, false, shrink_config(), Invariant::kReshrinkToZero},
+      {"shrink.undersized_not_restored",
+       "a genuinely undersized storage is never restored: clone paths report S8 (R7)",
+       PropertyKind::kInvariant, false, shrink_config(), Invariant::kUndersizedNotRestored},
   };
   return kProps;
 }
@@ -103,7 +125,9 @@ bool fails_once(const Property& prop, Runner& runner, const Program& p, std::str
     if (steps) *steps += static_cast<int64_t>(p.steps.size());
     return false;
   }
-  RunReport rep = runner.run(p);
+  RunReport rep = prop.kind == PropertyKind::kInvariant
+                      ? runner.run(p, false, make_invariant_hook(prop.invariant))
+                      : runner.run(p);
   if (steps) *steps += rep.steps_run;
   if (!rep.diverged) return false;
   const Divergence& d = rep.divergence;
@@ -183,6 +207,7 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
     res.skip_reason = "needs a second backend: storcheck was built without LibTorch";
     return res;
   }
+  if (prop.kind == PropertyKind::kInvariant) list.resize(1);  // the reference alone
   Runner runner(list, opt.limits);
   rc::Gen<Program> gen = prop.view_chains ? gen_view_chain(prop.config) : gen_program(prop.config);
   auto t0 = std::chrono::steady_clock::now();

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "generators/program_gen.h"
+#include "harness/invariants.h"
 #include "oracles/backend.h"
 #include "program/limits.h"
 
@@ -36,6 +37,7 @@ struct BackendSet {
 enum class PropertyKind {
   kRoundtrip,     ///< print/parse round trip of generated programs
   kDifferential,  ///< reference vs every other backend, after every step
+  kInvariant,     ///< the reference alone, an invariant checked after every step
 };
 
 struct Property {
@@ -44,6 +46,7 @@ struct Property {
   PropertyKind kind;
   bool view_chains;  ///< draw gen_view_chain instead of gen_program
   GenConfig config;
+  Invariant invariant = Invariant::kCloneGivesZeros;  ///< for kInvariant
 };
 
 /// Every property, in gate order.

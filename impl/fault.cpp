@@ -31,12 +31,15 @@ std::string_view fault_name(Fault f) {
   switch (f) {
     case Fault::kNone: return "none";
     case Fault::kTransposeSquareStrides: return "transpose_square_strides";
+    case Fault::kRestoreOnlyInClone: return "restore_only_in_clone";
+    case Fault::kRehydrateFromOneView: return "rehydrate_from_one_view";
   }
   return "?";
 }
 
 bool parse_fault(std::string_view name, Fault* out) {
-  for (Fault f : {Fault::kNone, Fault::kTransposeSquareStrides}) {
+  for (Fault f : {Fault::kNone, Fault::kTransposeSquareStrides, Fault::kRestoreOnlyInClone,
+                  Fault::kRehydrateFromOneView}) {
     if (fault_name(f) == name) {
       *out = f;
       return true;

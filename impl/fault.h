@@ -19,6 +19,12 @@ enum class Fault {
   /// transpose/transpose_ of two dims of equal size > 1 swaps the sizes but
   /// forgets to swap the strides (S2/S4 violated on square shapes).
   kTransposeSquareStrides,
+  /// The restore rule (R3) is checked only by `clone`, as in the original
+  /// bug: the other clone paths treat an emptied input as S8 undefined.
+  kRestoreOnlyInClone,
+  /// rehydrate sizes a storage from one view only (the emptied tensor with
+  /// the smallest extent) instead of the largest extent among them (R5).
+  kRehydrateFromOneView,
 };
 
 /// True when the build has fault injection compiled in.

@@ -411,14 +411,21 @@ void infer_dense_strides(const Geometry& in, int64_t* strides) {
   }
 }
 
+/// Gives back the budget of a tensor allocated by a step that then failed.
+void refund(Context& ctx, const Tensor& t) { ctx.budget.used -= t->storage->nbytes(); }
+
 Result<Tensor> clone_with_strides(Context& ctx, const Tensor& t, const int64_t* strides,
                                   const char* op) {
-  Status st = check_compute_input(*t, op);
-  if (!st.ok()) return st.error();
+  // LibTorch's order: the new allocation's size and limits, then S8.
   Geometry g = t->geom;
   for (int d = 0; d < g.rank; ++d) g.strides[d] = strides[d];
   auto out = new_tensor(ctx, g, t->dtype, op);
   if (!out.ok()) return out;
+  Status st = check_compute_input(*t, op);
+  if (!st.ok()) {
+    refund(ctx, out.value());
+    return st.error();
+  }
   copy_elements(*t, *out.value());
   return out;
 }
@@ -469,14 +476,17 @@ Status scalar_inplace(const Tensor& t, const Scalar& s, BinOp op, const char* na
 
 Result<Tensor> scalar_outplace(Context& ctx, const Tensor& t, const Scalar& s, BinOp op,
                                const char* name) {
-  Status st = check_compute_input(*t, name);
-  if (!st.ok()) return st.error();
   DType r = result_type(t->dtype, s);
   Geometry g = t->geom;
   g.itemsize = itemsize(r);
   iterator_output_strides(t->geom, g.strides.data());
   auto out = new_tensor(ctx, g, r, name);
   if (!out.ok()) return out;
+  Status st = check_compute_input(*t, name);
+  if (!st.ok()) {
+    refund(ctx, out.value());
+    return st.error();
+  }
   const TensorImpl& o = *out.value();
   uint8_t sv[8];
   store_scalar(sv, r, s);
@@ -538,6 +548,31 @@ Status split_policy(const Tensor& t, int64_t dim, int64_t count_if_valid, const 
                std::string(op) + " would produce " + to_string(count_if_valid) +
                    " results, more than storcheck's limit of " + to_string(kMaxSplitResults));
   return {};
+}
+
+/// R3: zeros with geometry `g` (sizes, strides, offset) of dtype `d` in a
+/// fresh storage sized for that geometry, offset included.
+Result<Tensor> restored_zeros(Context& ctx, Geometry g, DType d, const char* op) {
+  g.itemsize = itemsize(d);
+  int64_t bytes;
+  if (!g.required_bytes(&bytes))
+    return err(ErrorKind::kStorageSizeOverflow,
+               std::string(op) + ": Storage size calculation overflowed with sizes=" +
+                   format_sizes(g) + " and strides=" + format_strides(g));
+  auto s = Storage::allocate(&ctx.budget, bytes, op);
+  if (!s.ok()) return s.error();
+  auto t = std::make_shared<TensorImpl>();
+  t->storage = std::move(s).value();
+  t->geom = g;
+  t->dtype = d;
+  t->version = std::make_shared<int64_t>(0);
+  return t;
+}
+
+/// Whether clone path `op` applies the restore rule (always, unless the
+/// planted fault limits it to `clone`).
+bool restores(const char* op) {
+  return !fault_active(Fault::kRestoreOnlyInClone) || std::string(op) == "clone";
 }
 
 }  // namespace
@@ -964,12 +999,18 @@ Result<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim, int64_t i
                "split_size can only be 0 if dimension size is 0, but got dimension size of " +
                    to_string(dim_size));
   int64_t num = split_count(dim_size, split_size);
+  int64_t last = dim_size - split_size * (num - 1);
+  // LibTorch builds every piece (each bounds-checked) before one is picked.
+  Result<Tensor> picked = Error{};
+  for (int64_t k = 0; k < num; ++k) {
+    Result<Tensor> piece = narrow(t, dim, k * split_size, k < num - 1 ? split_size : last);
+    if (!piece.ok()) return piece;
+    if (k == index) picked = std::move(piece);
+  }
   if (index < 0 || index >= num)
     return err(ErrorKind::kIndexOutOfRange, "split: index " + to_string(index) +
                                                 " out of range for " + to_string(num) + " results");
-  int64_t last = dim_size - split_size * (num - 1);
-  int64_t length = index < num - 1 ? split_size : last;
-  return narrow(t, dim, index * split_size, length);
+  return picked;
 }
 
 Result<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim, int64_t index) {
@@ -986,19 +1027,21 @@ Result<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim, int64_t index
   if (!wrap_dim(dim, t->rank(), &dim, &e)) return e;
   int64_t dim_size = t->size(static_cast<int>(dim));
   int64_t split_size = (dim_size + chunks - 1) / chunks;
-  if (split_size == 0 && dim_size == 0) {
-    if (index < 0 || index >= chunks)
-      return err(ErrorKind::kIndexOutOfRange, "chunk: index " + to_string(index) +
-                                                  " out of range for " + to_string(chunks) +
-                                                  " results");
-    return narrow(t, dim, 0, 0);
+  bool empty_chunks = split_size == 0 && dim_size == 0;  // split_with_sizes of zeros
+  int64_t num = empty_chunks ? chunks : split_count(dim_size, split_size);
+  int64_t last = dim_size - split_size * (num - 1);
+  // LibTorch builds every piece (each bounds-checked) before one is picked.
+  Result<Tensor> picked = Error{};
+  for (int64_t k = 0; k < num; ++k) {
+    Result<Tensor> piece = empty_chunks ? narrow(t, dim, 0, 0)
+                                        : narrow(t, dim, k * split_size, k < num - 1 ? split_size : last);
+    if (!piece.ok()) return piece;
+    if (k == index) picked = std::move(piece);
   }
-  int64_t num = split_count(dim_size, split_size);
   if (index < 0 || index >= num)
     return err(ErrorKind::kIndexOutOfRange, "chunk: index " + to_string(index) +
                                                 " out of range for " + to_string(num) + " results");
-  int64_t last = dim_size - split_size * (num - 1);
-  return narrow(t, dim, index * split_size, index < num - 1 ? split_size : last);
+  return picked;
 }
 
 Result<Tensor> unbind(const Tensor& t, int64_t dim, int64_t index) {
@@ -1010,10 +1053,17 @@ Result<Tensor> unbind(const Tensor& t, int64_t dim, int64_t index) {
   int64_t size = t->size(static_cast<int>(dim));
   Status p = split_policy(t, dim, size, "unbind");
   if (!p.ok()) return p.error();
+  // LibTorch selects every slice (each bounds-checked) before one is picked.
+  Result<Tensor> picked = Error{};
+  for (int64_t k = 0; k < size; ++k) {
+    Result<Tensor> piece = select(t, dim, k);
+    if (!piece.ok()) return piece;
+    if (k == index) picked = std::move(piece);
+  }
   if (index < 0 || index >= size)
     return err(ErrorKind::kIndexOutOfRange, "unbind: index " + to_string(index) +
                                                 " out of range for " + to_string(size) + " results");
-  return select(t, dim, index);
+  return picked;
 }
 
 Result<Tensor> alias(const Tensor& t) { return make_view(t, t->geom); }
@@ -1212,6 +1262,11 @@ Result<Tensor> mul(Context& ctx, const Tensor& t, const Scalar& s) {
 }
 
 Result<Tensor> clone(Context& ctx, const Tensor& t) {
+  if (is_emptied(*t) && restores("clone")) {  // R3, Note [Restore rule]
+    Geometry g = t->geom;
+    g.offset = 0;
+    return restored_zeros(ctx, g, t->dtype, "clone");
+  }
   std::array<int64_t, kGeometryMaxDims> st{};
   if (t->geom.is_non_overlapping_and_dense()) {
     for (int d = 0; d < t->rank(); ++d) st[d] = t->stride(d);
@@ -1223,7 +1278,133 @@ Result<Tensor> clone(Context& ctx, const Tensor& t) {
 
 Result<Tensor> contiguous(Context& ctx, const Tensor& t) {
   if (t->geom.is_contiguous()) return t;
+  if (is_emptied(*t) && restores("contiguous")) {  // R3, Note [Restore rule]
+    Geometry g = t->geom;
+    g.offset = 0;
+    contiguous_strides(g.rank, g.sizes.data(), g.strides.data());
+    return restored_zeros(ctx, g, t->dtype, "contiguous");
+  }
   return clone_contiguous(ctx, t, "contiguous");
+}
+
+Result<Tensor> clone_preserve_strides(Context& ctx, const Tensor& t) {
+  if (is_emptied(*t) && restores("clone_preserve_strides"))  // R3
+    return restored_zeros(ctx, t->geom, t->dtype, "clone_preserve_strides");
+  auto out = restored_zeros(ctx, t->geom, t->dtype, "clone_preserve_strides");
+  if (!out.ok()) return out;
+  Status st = check_compute_input(*t, "clone_preserve_strides");
+  if (!st.ok()) {
+    refund(ctx, out.value());
+    return st.error();
+  }
+  // The whole prefix [0, offset + extent) is copied, as inductor's
+  // as_strided(x, (needed,), (1,), 0).clone() does.
+  int64_t bytes = out.value()->storage->nbytes();
+  if (bytes > 0) std::memcpy(out.value()->storage->data(), t->storage->data(), static_cast<size_t>(bytes));
+  return out;
+}
+
+Result<Tensor> to(Context& ctx, const Tensor& t, DType d) {
+  if (t->dtype == d) return t;
+  std::array<int64_t, kGeometryMaxDims> st{};
+  if (t->geom.is_non_overlapping_and_dense()) {
+    for (int k = 0; k < t->rank(); ++k) st[k] = t->stride(k);
+  } else {
+    infer_dense_strides(t->geom, st.data());
+  }
+  Geometry g = t->geom;
+  g.offset = 0;
+  for (int k = 0; k < g.rank; ++k) g.strides[k] = st[k];
+  if (is_emptied(*t) && restores("to")) {  // R3, Note [Restore rule]
+    for (int k = 0; k < g.rank; ++k) g.strides[k] = t->stride(k);
+    return restored_zeros(ctx, g, d, "to");
+  }
+  auto out = new_tensor(ctx, g, d, "to");
+  if (!out.ok()) return out;
+  Status s = check_compute_input(*t, "to");
+  if (!s.ok()) {
+    refund(ctx, out.value());
+    return s.error();
+  }
+  copy_elements(*t, *out.value());
+  return out;
+}
+
+// --- Shrink and restore ---------------------------------------------------------------
+
+bool is_emptied(const TensorImpl& t) { return t.numel() > 0 && t.storage->nbytes() == 0; }
+
+Status shrink(const Tensor& t) {
+  if (!t->storage->resizable())
+    return err(ErrorKind::kNonResizable, "Trying to resize storage that is not resizable");
+  t->storage->resize(0);  // R1: same storage object, every alias sees it
+  return {};
+}
+
+Status rehydrate(Context& ctx, const std::vector<Tensor>& live,
+                 std::vector<std::shared_ptr<Storage>>* restored) {
+  // R5: per storage, the largest extent among its emptied tensors.
+  std::vector<std::pair<Storage*, int64_t>> need;
+  for (const Tensor& t : live) {
+    if (!t || !is_emptied(*t)) continue;
+    int64_t bytes;
+    if (!t->geom.required_bytes(&bytes))
+      return err(ErrorKind::kStorageSizeOverflow, "rehydrate: extent of sizes " +
+                                                      format_sizes(t->geom) + " overflows int64");
+    auto it = std::find_if(need.begin(), need.end(),
+                           [&](const auto& e) { return e.first == t->storage.get(); });
+    if (it == need.end()) {
+      need.emplace_back(t->storage.get(), bytes);
+    } else if (fault_active(Fault::kRehydrateFromOneView)) {
+      it->second = std::min(it->second, bytes);  // planted bug: one view decides
+    } else {
+      it->second = std::max(it->second, bytes);
+    }
+  }
+  for (const auto& [storage, bytes] : need) {
+    if (!storage->resizable())
+      return err(ErrorKind::kNonResizable, "Trying to resize storage that is not resizable");
+  }
+  int64_t total = 0;
+  for (const auto& e : need) total += e.second;
+  Status c = ctx.budget.charge(total, "rehydrate");
+  if (!c.ok()) return c;
+  for (const auto& [storage, bytes] : need) {
+    storage->resize(bytes);  // zero-filled: it held 0 bytes
+    for (const Tensor& t : live)
+      if (t && t->storage.get() == storage) {
+        restored->push_back(t->storage);
+        break;
+      }
+  }
+  return {};
+}
+
+Status reshrink(std::vector<std::shared_ptr<Storage>>* restored) {
+  for (const auto& s : *restored)
+    if (!s->resizable())
+      return err(ErrorKind::kNonResizable, "Trying to resize storage that is not resizable");
+  for (const auto& s : *restored) s->resize(0);
+  restored->clear();
+  return {};
+}
+
+Status resize_storage(Context& ctx, const Tensor& t, int64_t nbytes) {
+  if (nbytes < 0)
+    return err(ErrorKind::kInvalidArgument, "resize_storage: negative size " + to_string(nbytes));
+  if (!t->storage->resizable())
+    return err(ErrorKind::kNonResizable, "Trying to resize storage that is not resizable");
+  if (nbytes > t->storage->nbytes()) {
+    Status c = ctx.budget.charge(nbytes, "resize_storage");
+    if (!c.ok()) return c;
+  }
+  t->storage->resize(nbytes);
+  return {};
+}
+
+Status set_nonresizable(const Tensor& t) {
+  t->storage->set_resizable(false);
+  return {};
 }
 
 }  // namespace storcheck

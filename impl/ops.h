@@ -86,6 +86,40 @@ Result<Tensor> mul(Context& ctx, const Tensor& t, const Scalar& s);
 Result<Tensor> clone(Context& ctx, const Tensor& t);
 /// Returns `t` itself when already contiguous.
 Result<Tensor> contiguous(Context& ctx, const Tensor& t);
+/// Inductor's clone_preserve_strides: same sizes, strides and offset over a
+/// fresh storage of exactly offset + extent elements.
+Result<Tensor> clone_preserve_strides(Context& ctx, const Tensor& t);
+/// Converts to dtype `d`: `t` itself when already of dtype `d`, else a copy
+/// with clone's strides.
+Result<Tensor> to(Context& ctx, const Tensor& t, DType d);
+
+// --- Storage shrink and restore (SEMANTICS group R) --------------------------------
+// Note [Restore rule]
+// Every clone path (clone, contiguous when it copies, clone_preserve_strides,
+// to another dtype; later lazy_clone and fake conversion) checks emptiness
+// first, whatever its caller (R3): an emptied input gives zeros with the
+// same sizes and strides (contiguous(): contiguous strides, as its contract
+// says; clone_preserve_strides: the offset too) in fresh storage, and the
+// input stays emptied. A non-emptied input behaves exactly as without the
+// check; an undersized one (R7) is S8 undefined, never restored.
+
+/// R2: numel > 0 and the storage holds 0 bytes. Structural: no marker.
+bool is_emptied(const TensorImpl& t);
+/// R1: t's storage becomes 0 bytes with a null data pointer; same storage
+/// object, so every alias sees it. kNonResizable leaves it as it was.
+Status shrink(const Tensor& t);
+/// R5: every storage shared by emptied tensors among `live` grows to the
+/// largest extent among them and is zeroed; aliasing is kept. The restored
+/// storages are appended to *restored (for reshrink).
+Status rehydrate(Context& ctx, const std::vector<Tensor>& live,
+                 std::vector<std::shared_ptr<Storage>>* restored);
+/// Shrinks every storage in `restored` back to 0 bytes and clears the list.
+Status reshrink(std::vector<std::shared_ptr<Storage>>* restored);
+/// R6: the storage grows or shrinks to `nbytes`, keeping min(old, new)
+/// bytes, zero-filling growth. kNonResizable / kInvalidArgument for < 0.
+Status resize_storage(Context& ctx, const Tensor& t, int64_t nbytes);
+/// Marks t's storage non-resizable (a from_blob-like external buffer).
+Status set_nonresizable(const Tensor& t);
 
 // --- Observation helpers -----------------------------------------------------------
 /// True when the storage holds every byte the geometry can address (S8).

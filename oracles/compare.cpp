@@ -85,6 +85,8 @@ bool compare_observations(const Observation& a, const Capabilities& ca, const Ob
     if (x.storage_nbytes != y.storage_nbytes)
       return fail("storage_nbytes", v, std::to_string(x.storage_nbytes),
                   std::to_string(y.storage_nbytes));
+    if (x.data_null != y.data_null)
+      return fail("data_null", v, x.data_null ? "null" : "non-null", y.data_null ? "null" : "non-null");
     if (x.alias_class != y.alias_class)
       return fail("alias_class", v, "t#" + std::to_string(x.alias_class),
                   "t#" + std::to_string(y.alias_class));

@@ -4,7 +4,7 @@
 //
 // Fields are compared in a fixed order — the step's error kind, then for
 // each variable in id order: live, rank, sizes, strides, offset, dtype,
-// storage_nbytes, alias_class, identity_class, version, values — and a field
+// storage_nbytes, data_null, alias_class, identity_class, version, values — and a field
 // either backend cannot observe (Capabilities, *_known) is skipped.
 // Values: integers and bool compare exactly; floats compare with tolerance
 // 0 (every op in the table is a single IEEE operation per element, so both

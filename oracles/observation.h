@@ -41,6 +41,7 @@ struct VarObs {
   Layout layout = Layout::kStrided;
   Device device = Device::kCpu;
   int64_t storage_nbytes = 0;
+  bool data_null = false;  ///< S1: the storage's data pointer is null
   /// Smallest live VarId whose tensor shares this variable's storage (S3).
   int32_t alias_class = -1;
   /// Smallest live VarId bound to the very same tensor object (contiguous()

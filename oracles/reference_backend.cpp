@@ -21,6 +21,7 @@ class ReferenceBackend final : public Backend {
     ctx_ = Context{};
     ctx_.budget.max_tensor_bytes = limits.max_tensor_bytes;
     ctx_.budget.max_total_bytes = limits.max_program_bytes;
+    restored_.clear();
   }
 
   Error run_step(const Step& s) override {
@@ -48,6 +49,7 @@ class ReferenceBackend final : public Backend {
       v.layout = Layout::kStrided;
       v.device = Device::kCpu;
       v.storage_nbytes = t->storage->nbytes();
+      v.data_null = t->storage->data() == nullptr;
       v.alias_class = static_cast<int32_t>(k);
       v.identity_class = static_cast<int32_t>(k);
       for (size_t j = 0; j < k; ++j) {
@@ -121,6 +123,13 @@ class ReferenceBackend final : public Backend {
       case OpId::kMul: return mul(ctx_, var(0), scalar(1));
       case OpId::kClone: return clone(ctx_, var(0));
       case OpId::kContiguous: return contiguous(ctx_, var(0));
+      case OpId::kClonePreserveStrides: return clone_preserve_strides(ctx_, var(0));
+      case OpId::kTo: return to(ctx_, var(0), to_dtype(a[1].dtype));
+      case OpId::kShrink: return none(shrink(var(0)));
+      case OpId::kRehydrate: return none(rehydrate(ctx_, vars_, &restored_));
+      case OpId::kReshrink: return none(reshrink(&restored_));
+      case OpId::kResizeStorage: return none(resize_storage(ctx_, var(0), a[1].i));
+      case OpId::kSetNonresizable: return none(set_nonresizable(var(0)));
       case OpId::kDrop:
         vars_[a[0].var] = nullptr;
         return Tensor{};
@@ -132,6 +141,7 @@ class ReferenceBackend final : public Backend {
 
   const Program* program_ = nullptr;
   std::vector<Tensor> vars_;
+  std::vector<std::shared_ptr<Storage>> restored_;  ///< for reshrink
   Context ctx_;
 };
 

@@ -8,18 +8,23 @@ std::string Divergence::to_string(const Program& p) const {
   std::string s = "step " + std::to_string(step);
   if (step >= 1 && step <= static_cast<int64_t>(p.steps.size()))
     s += " (" + print_step(p, p.steps[static_cast<size_t>(step - 1)]) + ")";
+  if (mismatch.field == "invariant") return s + ": invariant broken: " + mismatch.a;
   s += ": " + mismatch.field;
   if (mismatch.var != kNoVar && mismatch.var < p.num_vars()) s += " of " + p.var_names[mismatch.var];
   s += ": " + backend_a + " " + mismatch.a + " vs " + backend_b + " " + mismatch.b;
   return s;
 }
 
-RunReport Runner::run(const Program& program, bool keep_trace) {
+RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& hook) {
   RunReport rep;
   const size_t nb = backends_.size();
   obs_.resize(nb);
   for (Backend* b : backends_) b->begin(program, limits_);
   std::vector<char> bound(static_cast<size_t>(program.num_vars()), 0);
+  if (hook) {
+    before_ = Observation{};
+    before_.vars.assign(static_cast<size_t>(program.num_vars()), VarObs{});
+  }
   for (size_t k = 0; k < program.steps.size(); ++k) {
     const Step& step = program.steps[k];
     TraceLine line;
@@ -57,6 +62,21 @@ RunReport Runner::run(const Program& program, bool keep_trace) {
         rep.last = obs_;
         return rep;
       }
+    }
+    if (hook) {
+      std::string why;
+      if (!hook(program, k, before_, obs_[0], &why)) {
+        rep.diverged = true;
+        rep.divergence.step = static_cast<int64_t>(k + 1);
+        rep.divergence.backend_a = std::string(backends_[0]->name());
+        rep.divergence.backend_b = "SEMANTICS";
+        rep.divergence.mismatch.field = "invariant";
+        rep.divergence.mismatch.a = why;
+        rep.divergence.mismatch.b = "";
+        rep.last = obs_;
+        return rep;
+      }
+      before_ = obs_[0];
     }
     bool failed = obs_[0].error != ErrorKind::kNone;
     if (failed) ++rep.steps_failed;

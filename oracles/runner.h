@@ -16,6 +16,7 @@
 //   if (rep.diverged) std::cout << rep.divergence.to_string(program);
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,8 @@ struct TraceLine {
 
 struct RunReport {
   bool diverged = false;
+  /// An invariant hook failed (divergence.mismatch.field == "invariant",
+  /// mismatch.a holds the reason).
   Divergence divergence;
   int64_t steps_run = 0;     ///< steps executed (not skipped)
   int64_t steps_failed = 0;  ///< steps every backend rejected alike
@@ -51,17 +54,24 @@ struct RunReport {
   std::vector<Observation> last;
 };
 
+/// Called after every step that ran, with the first backend's observations
+/// before and after it; returns false (and says why) when an invariant of
+/// SEMANTICS.md is broken. Used by the reference-only invariant properties.
+using StepHook = std::function<bool(const Program& p, size_t step, const Observation& before,
+                                   const Observation& after, std::string* why)>;
+
 class Runner {
  public:
   Runner(std::vector<Backend*> backends, const Limits& limits)
       : backends_(std::move(backends)), limits_(limits) {}
-  RunReport run(const Program& program, bool keep_trace = false);
+  RunReport run(const Program& program, bool keep_trace = false, const StepHook& hook = {});
   const std::vector<Backend*>& backends() const { return backends_; }
 
  private:
   std::vector<Backend*> backends_;
   Limits limits_;
   std::vector<Observation> obs_;
+  Observation before_;
 };
 
 }  // namespace storcheck

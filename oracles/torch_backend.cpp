@@ -156,6 +156,7 @@ class TorchCpuBackend final : public Backend {
   void begin(const Program& program, const Limits& limits) override {
     limits_ = limits;
     total_bytes_ = 0;
+    restored_.clear();
     vars_.assign(static_cast<size_t>(program.num_vars()), at::Tensor());
   }
 
@@ -323,13 +324,17 @@ class TorchCpuBackend final : public Backend {
   Error run_factory(const Step& s);
   Error run_empty_strided(const Step& s);
   Error run_reshape(const Step& s);
+  Error run_flatten(const Step& s);
   Error run_resize(const Step& s);
   Error run_copy(const Step& s);
   Error run_out_of_place(const Step& s);
+  Error run_clone_path(const Step& s);
+  Error run_storage_op(const Step& s);
   Error pick(const Step& s, const std::vector<at::Tensor>& parts, int64_t index);
 
   Limits limits_;
   int64_t total_bytes_ = 0;
+  std::vector<c10::Storage> restored_;  ///< storages `rehydrate` grew, for `reshrink`
   std::vector<at::Tensor> vars_;  ///< indexed by VarId; undefined = unbound
 };
 
@@ -449,6 +454,44 @@ Error TorchCpuBackend::run_reshape(const Step& s) {
   return ok();
 }
 
+// flatten goes through reshape, which copies when no view fits: that copy is
+// a compute kernel (S8 check, allocation charged) like reshape's.
+Error TorchCpuBackend::run_flatten(const Step& s) {
+  const at::Tensor& t = var(s, 0);
+  const int64_t rank = t.dim();
+  int64_t start = s.args[1].i, end = s.args[2].i;
+  const int64_t wrap = rank == 0 ? 1 : rank;
+  bool valid = start >= -wrap && start < wrap && end >= -wrap && end < wrap;
+  if (valid) {
+    start = start < 0 ? start + wrap : start;
+    end = end < 0 ? end + wrap : end;
+  }
+  if (!valid || rank == 0 || start >= end) {  // raises, a view of a 0-d tensor, or t itself
+    bind(s, t.flatten(s.args[1].i, s.args[2].i));
+    return ok();
+  }
+  at::DimVector shape;
+  for (int64_t d = 0; d < start; ++d) shape.push_back(t.size(d));
+  int64_t prod = 1;
+  for (int64_t d = start; d <= end; ++d) prod *= t.size(d);
+  shape.push_back(prod);
+  for (int64_t d = end + 1; d < rank; ++d) shape.push_back(t.size(d));
+  if (at::detail::computeStride(t.sizes(), t.strides(), shape).has_value()) {
+    bind(s, t.flatten(s.args[1].i, s.args[2].i));
+    return ok();
+  }
+  int64_t bytes = 0;
+  if (Error e = copy_bytes("flatten", t, from_torch(t.scalar_type()), &bytes);
+      e.kind != ErrorKind::kNone)
+    return e;
+  if (Error e = check_alloc("flatten", bytes); e.kind != ErrorKind::kNone) return e;
+  if (Error e = check_fits("flatten", t, "input"); e.kind != ErrorKind::kNone) return e;
+  at::Tensor r = t.flatten(s.args[1].i, s.args[2].i);
+  commit(bytes);
+  bind(s, std::move(r));
+  return ok();
+}
+
 // resize_ (LibTorch's resize_impl_cpu_): same sizes is a no-op that keeps the
 // strides; otherwise sizes become contiguous and the storage grows (never
 // shrinks) to itemsize * (offset + numel) when numel > 0.
@@ -524,6 +567,149 @@ Error TorchCpuBackend::run_copy(const Step& s) {
                        ") overlap in a way LibTorch does not detect");
   }
   dst.copy_(src);
+  return ok();
+}
+
+namespace {
+bool is_emptied(const at::Tensor& t) { return t.numel() > 0 && storage_nbytes(t) == 0; }
+}  // namespace
+
+// Clone paths with the restore rule (SEMANTICS R3, impl/ops.h Note [Restore
+// rule]), applied with LibTorch ops: an emptied input gives
+// empty_strided(...).zero_() with the rule's geometry; anything else runs
+// the real LibTorch op after the S8 check.
+Error TorchCpuBackend::run_clone_path(const Step& s) {
+  if (s.op == OpId::kAdd || s.op == OpId::kMul) return run_out_of_place(s);  // not clone paths
+  const at::Tensor& t = var(s, 0);
+  const std::string_view op = s.info().name;
+  if (s.op == OpId::kContiguous && t.is_contiguous()) {
+    bind(s, t.contiguous());  // the same tensor: not a clone
+    return ok();
+  }
+  DType d = s.op == OpId::kTo ? to_dtype(s.args[1].dtype) : from_torch(t.scalar_type());
+  if (s.op == OpId::kTo && to_torch(d) == t.scalar_type()) {
+    bind(s, t.to(to_torch(d)));  // the same tensor: not a clone
+    return ok();
+  }
+  if (is_emptied(t)) {
+    Geometry g = geometry_of(t);
+    g.itemsize = itemsize(d);
+    if (s.op != OpId::kClonePreserveStrides) g.offset = 0;
+    if (s.op == OpId::kContiguous) contiguous_strides(g.rank, g.sizes.data(), g.strides.data());
+    int64_t bytes;
+    if (!g.required_bytes(&bytes))
+      return error(ErrorKind::kStorageSizeOverflow,
+                   std::string(op) + ": restored storage size overflows int64 (S9)");
+    if (Error e = check_alloc(op, bytes); e.kind != ErrorKind::kNone) return e;
+    at::TensorOptions opts = at::TensorOptions().dtype(to_torch(d));
+    at::Tensor buffer;
+    {
+      at::AutoDispatchBelowADInplaceOrView below;  // a fresh tensor: version 0
+      buffer = at::zeros({bytes / g.itemsize}, opts);
+    }
+    bind(s, buffer.as_strided(at::IntArrayRef(g.sizes.data(), g.rank),
+                              at::IntArrayRef(g.strides.data(), g.rank), g.offset));
+    commit(bytes);
+    return ok();
+  }
+  if (s.op == OpId::kClonePreserveStrides) {
+    // Inductor's clone_preserve_strides: copy the whole prefix the view needs.
+    Geometry g = geometry_of(t);
+    int64_t bytes;
+    if (!g.required_bytes(&bytes))
+      return error(ErrorKind::kStorageSizeOverflow,
+                   std::string(op) + ": storage size overflows int64 (S9)");
+    if (Error e = check_alloc(op, bytes); e.kind != ErrorKind::kNone) return e;
+    if (Error e = check_fits(op, t, "input"); e.kind != ErrorKind::kNone) return e;
+    at::Tensor buffer = at::as_strided(t, {bytes / g.itemsize}, {1}, 0).clone();
+    bind(s, buffer.as_strided(t.sizes(), t.strides(), t.storage_offset()));
+    commit(bytes);
+    return ok();
+  }
+  if (s.op == OpId::kTo) {
+    int64_t bytes = 0;
+    if (Error e = copy_bytes(op, t, d, &bytes); e.kind != ErrorKind::kNone) return e;
+    if (Error e = check_alloc(op, bytes); e.kind != ErrorKind::kNone) return e;
+    if (Error e = check_fits(op, t, "input"); e.kind != ErrorKind::kNone) return e;
+    bind(s, t.to(to_torch(d)));
+    commit(bytes);
+    return ok();
+  }
+  return run_out_of_place(s);
+}
+
+// Storage shrink and restore (SEMANTICS group R) with LibTorch's real
+// storage resize (resize_bytes_cpu, what untyped_storage().resize_() runs).
+Error TorchCpuBackend::run_storage_op(const Step& s) {
+  switch (s.op) {
+    case OpId::kShrink: {
+      at::native::resize_bytes_cpu(var(s, 0).storage().unsafeGetStorageImpl(), 0);
+      return ok();
+    }
+    case OpId::kSetNonresizable:
+      var(s, 0).storage().unsafeGetStorageImpl()->set_resizable(false);
+      return ok();
+    case OpId::kResizeStorage: {
+      const at::Tensor& t = var(s, 0);
+      int64_t nbytes = s.args[1].i;
+      if (nbytes < 0)
+        return error(ErrorKind::kInvalidArgument,
+                     "resize_storage: negative size " + std::to_string(nbytes));
+      c10::StorageImpl* impl = t.storage().unsafeGetStorageImpl();
+      if (!impl->resizable())
+        return error(ErrorKind::kNonResizable, "Trying to resize storage that is not resizable");
+      int64_t old = static_cast<int64_t>(impl->nbytes());
+      if (nbytes > old) {
+        if (Error e = check_alloc("resize_storage", nbytes); e.kind != ErrorKind::kNone) return e;
+      }
+      at::native::resize_bytes_cpu(impl, static_cast<size_t>(nbytes));
+      if (nbytes > old)  // R6: unspecified bytes, defined as zero here
+        std::memset(static_cast<uint8_t*>(impl->data()) + old, 0, static_cast<size_t>(nbytes - old));
+      if (nbytes > old) commit(nbytes);
+      return ok();
+    }
+    case OpId::kRehydrate: {
+      // R5: per storage, the largest extent among its live emptied tensors.
+      std::vector<std::pair<c10::Storage, int64_t>> need;
+      for (const at::Tensor& t : vars_) {
+        if (!t.defined() || !is_emptied(t)) continue;
+        int64_t bytes;
+        if (!geometry_of(t).required_bytes(&bytes))
+          return error(ErrorKind::kStorageSizeOverflow,
+                       "rehydrate: extent of sizes " + list_str(t.sizes()) + " overflows int64");
+        auto it = std::find_if(need.begin(), need.end(), [&](const auto& e) {
+          return e.first.unsafeGetStorageImpl() == t.storage().unsafeGetStorageImpl();
+        });
+        if (it == need.end()) need.emplace_back(t.storage(), bytes);
+        else it->second = std::max(it->second, bytes);
+      }
+      int64_t total = 0;
+      for (const auto& e : need) {
+        if (!e.first.unsafeGetStorageImpl()->resizable())
+          return error(ErrorKind::kNonResizable, "Trying to resize storage that is not resizable");
+        total += e.second;
+      }
+      if (Error e = check_alloc("rehydrate", total); e.kind != ErrorKind::kNone) return e;
+      for (auto& [storage, bytes] : need) {
+        c10::StorageImpl* impl = storage.unsafeGetStorageImpl();
+        at::native::resize_bytes_cpu(impl, static_cast<size_t>(bytes));
+        if (bytes > 0) std::memset(impl->data(), 0, static_cast<size_t>(bytes));
+        restored_.push_back(storage);
+      }
+      commit(total);
+      return ok();
+    }
+    case OpId::kReshrink: {
+      for (const c10::Storage& st : restored_)
+        if (!st.unsafeGetStorageImpl()->resizable())
+          return error(ErrorKind::kNonResizable, "Trying to resize storage that is not resizable");
+      for (const c10::Storage& st : restored_) at::native::resize_bytes_cpu(st.unsafeGetStorageImpl(), 0);
+      restored_.clear();
+      return ok();
+    }
+    default: break;
+  }
+  SC_ASSERT(false, "run_storage_op: not a storage op");
   return ok();
 }
 
@@ -608,7 +794,7 @@ Error TorchCpuBackend::run(const Step& s) {
       bind(s, var(s, 0).unsqueeze(i(1)));
       return ok();
     case OpId::kSqueeze: bind(s, var(s, 0).squeeze(i(1))); return ok();
-    case OpId::kFlatten: bind(s, var(s, 0).flatten(i(1), i(2))); return ok();
+    case OpId::kFlatten: return run_flatten(s);
     case OpId::kUnflatten:
       if (Error e = check_rank("unflatten", var(s, 0).dim() - 1 + s.args[2].list.size());
           e.kind != ErrorKind::kNone)
@@ -679,7 +865,14 @@ Error TorchCpuBackend::run(const Step& s) {
     case OpId::kAdd:
     case OpId::kMul:
     case OpId::kClone:
-    case OpId::kContiguous: return run_out_of_place(s);
+    case OpId::kContiguous:
+    case OpId::kClonePreserveStrides:
+    case OpId::kTo: return run_clone_path(s);
+    case OpId::kShrink:
+    case OpId::kRehydrate:
+    case OpId::kReshrink:
+    case OpId::kResizeStorage:
+    case OpId::kSetNonresizable: return run_storage_op(s);
 
     // Lifetime.
     case OpId::kDrop: var(s, 0) = at::Tensor(); return ok();
@@ -723,6 +916,7 @@ void TorchCpuBackend::observe(Observation* obs) {
     o.device = Device::kCpu;
     o.storage_nbytes = storage_nbytes(t);
     const c10::StorageImpl* storage = t.storage().unsafeGetStorageImpl();
+    o.data_null = storage->data() == nullptr;
     const c10::TensorImpl* impl = t.unsafeGetTensorImpl();
     o.alias_class = static_cast<int32_t>(v);
     o.identity_class = static_cast<int32_t>(v);

@@ -8,6 +8,7 @@
 #include <ATen/TensorUtils.h>
 #include <ATen/core/grad_mode.h>
 #include <ATen/Parallel.h>
+#include <ATen/native/Resize.h>
 #include <c10/util/Exception.h>
 #include <c10/util/Logging.h>
 // torch/version.h lives under torch/csrc/api/include, which find_package(Torch)

@@ -38,7 +38,15 @@ enum class OpId : uint8_t {
 inline constexpr int kNumOps = static_cast<int>(OpId::kNumOps);
 
 enum class OpResult : uint8_t { kTensor, kNone };
-enum class OpCategory : uint8_t { kFactory, kView, kInplace, kInplaceView, kCompute, kLifetime };
+enum class OpCategory : uint8_t {
+  kFactory,
+  kView,
+  kInplace,
+  kInplaceView,
+  kCompute,
+  kStorage,
+  kLifetime
+};
 
 /// One row of the op table.
 struct OpInfo {

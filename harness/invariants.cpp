@@ -1,0 +1,257 @@
+#include "harness/invariants.h"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+
+#include "impl/geometry.h"
+#include "impl/tensor.h"
+
+namespace storcheck {
+
+namespace {
+
+int64_t numel(const VarObs& v) {
+  int64_t n = 1;
+  for (int d = 0; d < v.rank; ++d) n *= v.sizes[d];
+  return n;
+}
+
+Geometry geometry(const VarObs& v) {
+  Geometry g;
+  g.rank = v.rank;
+  for (int d = 0; d < v.rank; ++d) {
+    g.sizes[d] = v.sizes[d];
+    g.strides[d] = v.strides[d];
+  }
+  g.offset = v.offset;
+  g.itemsize = itemsize(v.dtype);
+  return g;
+}
+
+int64_t required(const VarObs& v) {
+  int64_t b = -1;
+  geometry(v).required_bytes(&b);
+  return b;
+}
+
+bool emptied(const VarObs& v) { return v.live && numel(v) > 0 && v.storage_nbytes == 0; }
+bool undersized(const VarObs& v) {
+  return v.live && v.storage_nbytes > 0 && required(v) > v.storage_nbytes;
+}
+
+bool all_zero(const VarObs& v) {
+  return v.values_known &&
+         std::all_of(v.values.begin(), v.values.end(), [](uint8_t b) { return b == 0; });
+}
+
+bool same_geometry(const VarObs& a, const VarObs& b) {
+  if (a.rank != b.rank || a.offset != b.offset) return false;
+  for (int d = 0; d < a.rank; ++d)
+    if (a.sizes[d] != b.sizes[d] || a.strides[d] != b.strides[d]) return false;
+  return true;
+}
+
+std::string sizes_str(const VarObs& v) { return format_ints(IntSpan(v.sizes.data(), v.rank)); }
+std::string strides_str(const VarObs& v) { return format_ints(IntSpan(v.strides.data(), v.rank)); }
+
+/// The clone paths of Note [Restore rule] (impl/ops.h).
+bool is_clone_path(const Step& s, const VarObs& in) {
+  switch (s.op) {
+    case OpId::kClone:
+    case OpId::kClonePreserveStrides: return true;
+    case OpId::kContiguous: return !geometry(in).is_contiguous();
+    case OpId::kTo: return static_cast<int>(s.args[1].dtype) != static_cast<int>(in.dtype);
+    default: return false;
+  }
+}
+
+bool is_bounds_checked_view(OpId op) {
+  switch (op) {
+    case OpId::kAsStrided: case OpId::kSelect: case OpId::kSlice: case OpId::kNarrow:
+    case OpId::kTranspose: case OpId::kT: case OpId::kPermute: case OpId::kMovedim:
+    case OpId::kExpand: case OpId::kUnsqueeze: case OpId::kSqueeze: case OpId::kDiagonal:
+    case OpId::kUnfold: case OpId::kSplit: case OpId::kChunk: case OpId::kUnbind:
+      return true;
+    default: return false;
+  }
+}
+
+bool is_compute_kernel(OpId op) {
+  switch (op) {
+    case OpId::kAdd_: case OpId::kMul_: case OpId::kFill_: case OpId::kZero_: case OpId::kCopy_:
+    case OpId::kAdd: case OpId::kMul:
+      return true;
+    default: return false;
+  }
+}
+
+bool allocation_error(ErrorKind k) {
+  return k == ErrorKind::kResourceLimit || k == ErrorKind::kStorageSizeOverflow;
+}
+
+bool fail(std::string* why, std::string msg) {
+  *why = std::move(msg);
+  return false;
+}
+
+bool clone_gives_zeros(const Program& p, const Step& s, const Observation& before,
+                       const Observation& after, std::string* why) {
+  if (s.nargs == 0 || s.args[0].kind != ArgKind::kVar) return true;
+  const VarObs& in = before.vars[s.args[0].var];
+  if (!emptied(in) || !is_clone_path(s, in)) return true;
+  std::string op(op_info(s.op).name);
+  if (after.error != ErrorKind::kNone) {
+    if (allocation_error(after.error)) return true;
+    return fail(why, "R3: " + op + " of emptied " + p.var_names[s.args[0].var] + " raised " +
+                         std::string(error_kind_name(after.error)) + " instead of restoring zeros");
+  }
+  const VarObs& out = after.vars[s.out];
+  if (sizes_str(out) != sizes_str(in))
+    return fail(why, "R3: " + op + " of an emptied tensor changed sizes " + sizes_str(in) +
+                         " to " + sizes_str(out));
+  VarObs want = in;
+  if (s.op == OpId::kContiguous) contiguous_strides(want.rank, want.sizes.data(), want.strides.data());
+  if (strides_str(out) != strides_str(want))
+    return fail(why, "R3: " + op + " restored strides " + strides_str(out) + ", expected " +
+                         strides_str(want));
+  if (s.op == OpId::kClonePreserveStrides && out.offset != in.offset)
+    return fail(why, "R3: clone_preserve_strides restored offset " + std::to_string(out.offset) +
+                         ", expected " + std::to_string(in.offset));
+  if (!all_zero(out)) return fail(why, "R3: " + op + " of an emptied tensor is not all zeros");
+  if (out.alias_class != s.out)
+    return fail(why, "R3: " + op + " of an emptied tensor does not own a fresh storage");
+  return true;
+}
+
+bool input_stays_emptied(const Program& p, const Step& s, const Observation& before,
+                         const Observation& after, std::string* why) {
+  if (s.nargs == 0 || s.args[0].kind != ArgKind::kVar) return true;
+  VarId v = s.args[0].var;
+  const VarObs& in = before.vars[v];
+  if (!emptied(in) || !is_clone_path(s, in)) return true;
+  const VarObs& now = after.vars[v];
+  if (!emptied(now) || !same_geometry(in, now) || now.alias_class != in.alias_class)
+    return fail(why, "R3: " + std::string(op_info(s.op).name) + " changed its emptied input " +
+                         p.var_names[v] + " (storage now " + std::to_string(now.storage_nbytes) +
+                         " bytes)");
+  return true;
+}
+
+bool bounds_checked_raise(const Program& p, const Step& s, const Observation& before,
+                          const Observation& after, std::string* why) {
+  std::string op(op_info(s.op).name);
+  for (int a = 0; a < s.nargs; ++a) {
+    if (s.args[a].kind != ArgKind::kVar) continue;
+    const VarObs& in = before.vars[s.args[a].var];
+    if (!emptied(in)) continue;
+    if (after.error == ErrorKind::kOther)
+      return fail(why, "R4: " + op + " on emptied " + p.var_names[s.args[a].var] +
+                           " failed with an unclassified error");
+    if (is_compute_kernel(s.op) && after.error == ErrorKind::kNone)
+      return fail(why, "S8: compute kernel " + op + " ran on emptied " + p.var_names[s.args[a].var]);
+    if (is_compute_kernel(s.op) && after.error != ErrorKind::kUndefinedBehavior &&
+        !allocation_error(after.error))
+      return fail(why, "S8: compute kernel " + op + " on emptied " + p.var_names[s.args[a].var] +
+                           " reported " + std::string(error_kind_name(after.error)) +
+                           ", expected undefined_behavior");
+    if (a == 0 && is_bounds_checked_view(s.op)) {
+      if (after.error == ErrorKind::kOutOfBounds &&
+          after.error_message.find("for storage of size 0") == std::string::npos)
+        return fail(why, "R4: out-of-bounds error does not name the 0-byte storage: " +
+                             after.error_message);
+      if (after.error == ErrorKind::kNone) {
+        const VarObs& out = after.vars[s.out];
+        bool alias_path = (s.op == OpId::kTranspose || s.op == OpId::kT || s.op == OpId::kMovedim) &&
+                          same_geometry(in, out);
+        if (numel(out) > 0 && !alias_path)
+          return fail(why, "R4: bounds-checked " + op + " on emptied " +
+                               p.var_names[s.args[a].var] + " succeeded with " +
+                               std::to_string(numel(out)) + " elements");
+      }
+    }
+  }
+  return true;
+}
+
+bool undersized_not_restored(const Program& p, const Step& s, const Observation& before,
+                             const Observation& after, std::string* why) {
+  if (s.nargs == 0 || s.args[0].kind != ArgKind::kVar) return true;
+  const VarObs& in = before.vars[s.args[0].var];
+  if (!undersized(in) || !is_clone_path(s, in)) return true;
+  if (after.error == ErrorKind::kUndefinedBehavior || allocation_error(after.error)) return true;
+  return fail(why, "R7: " + std::string(op_info(s.op).name) + " of undersized " +
+                       p.var_names[s.args[0].var] + " (" + std::to_string(in.storage_nbytes) +
+                       " of " + std::to_string(required(in)) + " bytes) gave " +
+                       std::string(error_kind_name(after.error)) + ", expected undefined_behavior");
+}
+
+bool rehydrate_keeps_aliasing(const Program& p, const Step& s, const Observation& before,
+                              const Observation& after, std::string* why) {
+  if (s.op != OpId::kRehydrate || after.error != ErrorKind::kNone) return true;
+  for (size_t v = 0; v < before.vars.size(); ++v) {
+    const VarObs& b = before.vars[v];
+    const VarObs& a = after.vars[v];
+    if (!b.live) continue;
+    if (a.alias_class != b.alias_class || !same_geometry(a, b))
+      return fail(why, "R5: rehydrate changed the aliasing or geometry of " + p.var_names[v]);
+    if (!emptied(b)) continue;
+    int64_t want = 0;
+    for (size_t w = 0; w < before.vars.size(); ++w)
+      if (emptied(before.vars[w]) && before.vars[w].alias_class == b.alias_class)
+        want = std::max(want, required(before.vars[w]));
+    if (a.storage_nbytes != want)
+      return fail(why, "R5: rehydrate sized the storage of " + p.var_names[v] + " to " +
+                           std::to_string(a.storage_nbytes) + " bytes, expected the largest extent " +
+                           std::to_string(want));
+    if (!all_zero(a)) return fail(why, "R5: rehydrated " + p.var_names[v] + " is not all zeros");
+  }
+  return true;
+}
+
+/// Stateful: remembers what rehydrate restored until the next reshrink.
+struct ReshrinkHook {
+  std::set<VarId> restored;
+  bool operator()(const Program& p, size_t k, const Observation& before, const Observation& after,
+                  std::string* why) {
+    const Step& s = p.steps[k];
+    if (after.error != ErrorKind::kNone) return true;
+    if (s.op == OpId::kRehydrate) {
+      for (size_t v = 0; v < before.vars.size(); ++v)
+        if (emptied(before.vars[v])) restored.insert(static_cast<VarId>(v));
+    } else if (s.op == OpId::kReshrink) {
+      for (VarId v : restored) {
+        const VarObs& a = after.vars[v];
+        if (a.live && a.storage_nbytes != 0)
+          return fail(why, "R5: after reshrink, " + p.var_names[v] + "'s storage still holds " +
+                               std::to_string(a.storage_nbytes) + " bytes");
+      }
+      restored.clear();
+    }
+    return true;
+  }
+};
+
+using StatelessCheck = bool (*)(const Program&, const Step&, const Observation&,
+                                const Observation&, std::string*);
+
+StepHook stateless(StatelessCheck check) {
+  return [check](const Program& p, size_t k, const Observation& before, const Observation& after,
+                 std::string* why) { return check(p, p.steps[k], before, after, why); };
+}
+
+}  // namespace
+
+StepHook make_invariant_hook(Invariant inv) {
+  switch (inv) {
+    case Invariant::kCloneGivesZeros: return stateless(clone_gives_zeros);
+    case Invariant::kInputStaysEmptied: return stateless(input_stays_emptied);
+    case Invariant::kBoundsCheckedRaise: return stateless(bounds_checked_raise);
+    case Invariant::kRehydrateKeepsAliasing: return stateless(rehydrate_keeps_aliasing);
+    case Invariant::kReshrinkToZero: return ReshrinkHook{};
+    case Invariant::kUndersizedNotRestored: return stateless(undersized_not_restored);
+  }
+  return {};
+}
+
+}  // namespace storcheck

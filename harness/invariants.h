@@ -1,0 +1,28 @@
+// Reference-only invariant checks of SEMANTICS.md, run after every step by
+// the invariant properties (shrink.*, later cow.*): each is a StepHook that
+// compares the reference's observations before and after the step.
+//
+// A hook object may keep state across the steps of one program (reshrink
+// needs to know what rehydrate restored), so properties make a fresh one per
+// program with make_invariant_hook.
+//
+//   StepHook h = make_invariant_hook(Invariant::kCloneGivesZeros);
+//   runner.run(program, false, h);   // divergence.field == "invariant" on failure
+#pragma once
+
+#include "oracles/runner.h"
+
+namespace storcheck {
+
+enum class Invariant {
+  kCloneGivesZeros,        ///< R3: clone paths of emptied inputs give zeros
+  kInputStaysEmptied,      ///< R3: the emptied input stays emptied
+  kBoundsCheckedRaise,     ///< R4/S8: bounds-checked ops raise, compute is never run
+  kRehydrateKeepsAliasing, ///< R5: rehydrate sizes, zeroes and keeps aliasing
+  kReshrinkToZero,         ///< R5: reshrink returns what rehydrate restored to 0 bytes
+  kUndersizedNotRestored,  ///< R7: undersized storages are not restored
+};
+
+StepHook make_invariant_hook(Invariant inv);
+
+}  // namespace storcheck
