@@ -6,6 +6,7 @@
 #include "harness/gate.h"
 #include "harness/properties.h"
 #include "impl/tensor.h"
+#include "oracles/known_divergences.h"
 #include "oracles/runner.h"
 #include "program/text_format.h"
 
@@ -18,8 +19,8 @@ int run_repro(const ReproOptions& opt, std::ostream& out, std::ostream& err) {
     return 2;
   }
   Program p;
-  std::string e;
-  if (!read_program_file(opt.path, opt.limits, &p, nullptr, &e)) {
+  std::string e, text;
+  if (!read_program_file(opt.path, opt.limits, &p, &text, &e)) {
     err << "storcheck repro: " << e << "\n";
     return 2;
   }
@@ -52,13 +53,40 @@ int run_repro(const ReproOptions& opt, std::ostream& out, std::ostream& err) {
     if (line.errors.size() > 0 && line.errors[0] != ErrorKind::kNone)
       out << "        " << line.messages[0] << "\n";
   }
+  // A `# known: ID` header names an expected divergence (oracles/known_divergences.h).
+  std::string known_id;
+  size_t at = text.find("\n# known:");
+  if (text.rfind("# known:", 0) == 0) at = 0;
+  if (at != std::string::npos) {
+    size_t b = text.find(':', at) + 1;
+    size_t end = text.find('\n', b);
+    known_id = text.substr(b, end == std::string::npos ? end : end - b);
+    known_id.erase(0, known_id.find_first_not_of(" \t"));
+    while (!known_id.empty() && (known_id.back() == ' ' || known_id.back() == '\r')) known_id.pop_back();
+  }
+  const KnownDivergence* declared = known_id.empty() ? nullptr : find_known_divergence(known_id);
+  bool declared_applies = declared && list.size() > 1 && declared->applies_to(torch_version());
   if (!rep.diverged) {
     out << "no divergence: " << rep.steps_run << " steps run, " << rep.steps_failed
         << " rejected alike by every backend\n";
+    if (declared_applies) {
+      out << "known divergence " << known_id << " no longer reproduces on LibTorch "
+          << torch_version() << ": update oracles/known_divergences.cpp\n";
+      return 1;
+    }
     return 0;
   }
   const Divergence& d = rep.divergence;
   out << "DIVERGENCE at " << d.to_string(p) << "\n";
+  std::string_view op = op_info(p.steps[static_cast<size_t>(d.step - 1)].op).name;
+  const KnownDivergence* matched = match_known_divergence(op, d.mismatch.field, d.mismatch.a,
+                                                          d.mismatch.b, torch_version());
+  if (declared_applies || matched) {
+    const KnownDivergence* k = declared_applies ? declared : matched;
+    out << "expected: known divergence " << k->id << " on LibTorch " << torch_version() << ": "
+        << k->reason << "\n";
+    return 0;
+  }
   if (d.mismatch.var != kNoVar && !rep.last.empty()) {
     for (size_t b = 0; b < rep.last.size(); ++b) {
       const VarObs& v = rep.last[b].vars[static_cast<size_t>(d.mismatch.var)];
