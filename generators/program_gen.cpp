@@ -28,9 +28,24 @@
 //      undersized storage, S8 compute on one, a non-resizable storage) its
 //      result is never used again, as the runner leaves it unbound.
 // Pick 0 is always the simplest choice (size 1, dim 0, scalar 1, f32).
-// With GenConfig::storage_focus the op index and the operand index are read
-// as weights over the current state (draw_op, pick_steered) instead of
-// uniformly: index 0 still names the first enabled op and live variable.
+// With GenConfig::storage_focus or cow_focus the op index and the operand
+// index are read as weights over the current state (draw_op, pick_steered)
+// instead of uniformly: index 0 still names the first enabled op and live
+// variable.
+//
+// Note [COW model]
+// Each model storage has a COW group id (-1: not COW) and a foreign flag
+// (from_blob). A successful lazy_clone of a non-emptied, non-foreign input
+// gives the input's sizes, strides and offset over a new storage of the same
+// byte size (and resizable flag, as c10's lazy_clone_storage keeps it) in the
+// input storage's group, a new group when the input was not COW (C1, C2). The
+// sharers of a group are its storages that some live variable still names
+// (a storage dies with its last variable). A successful write (kInplace ops,
+// copy_'s destination, mutable_data_ptr) materializes the storage written to
+// (C3, C4: with other sharers alive or as the last sharer, it leaves the
+// group either way); a change of a storage's size (resize_storage, shrink,
+// resize_ growth, rehydrate, reshrink) leaves the group too (C8). Reads and
+// views never change the group.
 
 namespace storcheck {
 
@@ -39,6 +54,14 @@ GenConfig shrink_config() {
   cfg.max_steps = 16;
   cfg.min_steps = 16;
   cfg.storage_focus = true;
+  return cfg;
+}
+
+GenConfig cow_config() {
+  GenConfig cfg;
+  cfg.max_steps = 16;
+  cfg.min_steps = 16;
+  cfg.cow_focus = true;
   return cfg;
 }
 
@@ -129,8 +152,11 @@ bool emptied(const ModelTensor& t, int64_t bytes) { return numel(t.sizes) > 0 &&
 /// R3: the ops that restore an emptied input as zeros in fresh storage.
 bool is_clone_path(OpId op) {
   return op == OpId::kClone || op == OpId::kContiguous || op == OpId::kClonePreserveStrides ||
-         op == OpId::kTo;
+         op == OpId::kTo || op == OpId::kLazyClone;
 }
+
+/// Ops that write a tensor's data: they materialize a COW storage (C3).
+bool is_write(OpId op) { return op_info(op).category == OpCategory::kInplace; }
 
 /// Views that go through PyTorch's setStrided bounds check (S5, R4).
 bool is_checked_view(OpId op) {
@@ -399,7 +425,9 @@ class Builder {
     if (factories_.empty()) factories_.push_back(OpId::kArange);
     bool storage_ops = false;
     for (OpId op : ops_) storage_ops |= op_info(op).category == OpCategory::kStorage;
-    focus_ = cfg.storage_focus && storage_ops && !chain;
+    rfocus_ = cfg.storage_focus && storage_ops && !chain;
+    cfocus_ = cfg.cow_focus && !chain &&
+              std::find(ops_.begin(), ops_.end(), OpId::kLazyClone) != ops_.end();
     view_cap_ = std::max<int64_t>(cfg.max_numel, 1) * 16;
     max_rank_ = std::max(1, std::min(cfg.max_rank, kMaxRank));
   }
@@ -419,13 +447,16 @@ class Builder {
     ModelTensor t;
     int storage;
   };
-  /// One storage (S1): exact byte size, resizable flag, and whether the last
-  /// rehydrate restored it (reshrink's set). Its aliases are the live
-  /// variables whose object names it.
+  /// One storage (S1): exact byte size, resizable flag, whether the last
+  /// rehydrate restored it (reshrink's set), a foreign owner (from_blob, C7)
+  /// and its COW group (Note [COW model]). Its aliases are the live variables
+  /// whose object names it.
   struct Storage {
     int64_t bytes = 0;
     bool resizable = true;
     bool rehydrated = false;
+    bool foreign = false;
+    int cow_group = -1;  ///< -1: not COW
   };
   using Pred = bool (*)(const ModelTensor&);
 
@@ -438,6 +469,28 @@ class Builder {
   /// v's storage is smaller than v's extent: emptied (R2) or undersized (R7).
   bool uncovered(VarId v) const { return !covers(model(v), storage(v).bytes); }
   bool is_emptied(VarId v) const { return emptied(model(v), storage(v).bytes); }
+
+  /// Storage k is alive: some live variable names it.
+  bool storage_alive(int k) const {
+    for (VarId u : live_)
+      if (storage_of(u) == k) return true;
+    return false;
+  }
+  /// The other live storages in storage k's COW group (0 when not COW).
+  int cow_others(int k) const {
+    int g = storages_[k].cow_group;
+    if (g < 0) return 0;
+    int n = 0;
+    for (int j = 0; j < static_cast<int>(storages_.size()); ++j)
+      if (j != k && storages_[j].cow_group == g && storage_alive(j)) ++n;
+    return n;
+  }
+  /// v is the only live variable naming its storage (dropping it kills the storage).
+  bool sole_var(VarId v) const {
+    for (VarId u : live_)
+      if (u != v && storage_of(u) == storage_of(v)) return false;
+    return true;
+  }
 
   /// The index-th (modulo) live variable satisfying pred; kNoVar when none.
   VarId pick_var(uint32_t index, Pred pred) const {
@@ -475,6 +528,9 @@ class Builder {
         tr.input = model(input);
         tr.input_storage = storage_of(input);
         tr.input_storage_bytes = storage(input).bytes;
+        tr.input_cow_group = storage(input).cow_group;
+        tr.input_cow_others = cow_others(storage_of(input));
+        tr.input_foreign = storage(input).foreign;
       }
       trace_->push_back(tr);
     }
@@ -537,6 +593,18 @@ class Builder {
       case OpId::kOnes:
         if (invalid) negative_size();
         s.args[1] = Arg::dtype_arg(d);
+        break;
+      case OpId::kFromBlob:  // zeros over a foreign, non-resizable buffer (C7)
+        if (invalid) negative_size();
+        s.args[1] = Arg::dtype_arg(d);
+        if (!invalid) {
+          finish(s, invalid, kNoVar);
+          bind_fresh(s.out, ModelTensor{shape, {}, 0, d}, false);
+          Storage& st = storages_[storage_of(s.out)];
+          st.foreign = true;
+          st.resizable = false;
+          return;
+        }
         break;
       case OpId::kFull: {
         ScalarLit v = valid_scalar(d, ScalarUse::kFill, pk, cfg_.edge_values);
@@ -637,7 +705,7 @@ class Builder {
     VarId v = invalid ? pick_var(c.var, bad_pred) : kNoVar;
     if (v == kNoVar) {
       invalid = false;
-      v = focus_ ? pick_steered(op, c.var, valid_pred) : pick_var(c.var, valid_pred);
+      v = rfocus_ || cfocus_ ? pick_steered(op, c.var, valid_pred) : pick_var(c.var, valid_pred);
     }
     if (v == kNoVar) return false;
     Picker pk(c);
@@ -648,7 +716,8 @@ class Builder {
     // How the result relates to the input: 0 a view (same storage), 1 the same
     // object, 2 fresh storage keeping strides, 3 fresh contiguous storage,
     // 4 an in-place metadata change of v, 5 nothing to model, 6 fresh storage
-    // of exactly out's extent (out's geometry kept), 7 a change of v's storage.
+    // of exactly out's extent (out's geometry kept), 7 a change of v's storage,
+    // 8 a lazy clone: out over a new storage sharing v's data (Note [COW model]).
     int result = 0;
     unchecked_ = false;
     // Ops with no bad argument to give clear `invalid` and emit the valid step.
@@ -663,6 +732,7 @@ class Builder {
     bool fails = !invalid && expect_error(op, v, in, out, result, s);
     finish(s, invalid, v, fails);
     if (invalid || fails) return true;  // the runner binds no result of a failed step
+    if (is_write(op)) storages_[storage_of(v)].cow_group = -1;  // C3, C4: materialized
     switch (result) {
       case 0: bind(s.out, out, storage_of(v)); break;
       case 1:
@@ -674,7 +744,10 @@ class Builder {
       case 4: {
         model_mut(v) = out;
         Storage& st = storages_[storage_of(v)];
-        if (op == OpId::kResize_) st.bytes = std::max(st.bytes, extent_bytes(out));  // grows
+        if (op == OpId::kResize_ && extent_bytes(out) > st.bytes) {  // grows: leaves COW (C8)
+          st.bytes = extent_bytes(out);
+          st.cow_group = -1;
+        }
         break;
       }
       case 6: bind_exact(s.out, out); break;
@@ -682,7 +755,17 @@ class Builder {
         Storage& st = storages_[storage_of(v)];
         if (op == OpId::kShrink) st.bytes = 0;  // R1: every alias sees it
         if (op == OpId::kResizeStorage) st.bytes = s.args[1].i;
+        if (op == OpId::kShrink || op == OpId::kResizeStorage) st.cow_group = -1;  // C8
         if (op == OpId::kSetNonresizable) st.resizable = false;
+        break;
+      }
+      case 8: {  // C1, C2: a new storage object in v's COW group
+        int k = storage_of(v);
+        if (storages_[k].cow_group < 0) storages_[k].cow_group = next_group_++;
+        Storage st = storages_[k];
+        st.rehydrated = false;
+        storages_.push_back(st);
+        bind(s.out, out, static_cast<int>(storages_.size() - 1));
         break;
       }
       default: break;
@@ -705,6 +788,8 @@ class Builder {
         if (op == OpId::kReshape || op == OpId::kFlatten) return result == 3 && !cov;
         return !covers(out, st.bytes);
       case OpCategory::kInplace:
+        // c10's data_ptr() raises only for unallocated data (an emptied tensor).
+        if (op == OpId::kMutableDataPtr) return emptied(in, st.bytes);
         if (op == OpId::kCopy_ && uncovered(s.args[1].var)) return true;
         return !cov;
       case OpCategory::kInplaceView:
@@ -714,6 +799,7 @@ class Builder {
       case OpCategory::kCompute:
         if (result == 1) return false;
         if (is_clone_path(op) && emptied(in, st.bytes)) return false;
+        if (op == OpId::kLazyClone) return st.foreign;  // C7; no bounds check otherwise
         return !cov;
       case OpCategory::kStorage:
         return (op == OpId::kShrink || op == OpId::kResizeStorage) && !st.resizable;
@@ -738,6 +824,7 @@ class Builder {
         if (need[k] >= 0) {
           storages_[k].bytes = need[k];
           storages_[k].rehydrated = true;
+          storages_[k].cow_group = -1;  // C8
         }
     } else if (op == OpId::kReshrink) {
       for (const Storage& st : storages_) fails |= st.rehydrated && !st.resizable;
@@ -745,57 +832,104 @@ class Builder {
         if (!fails && st.rehydrated) {
           st.bytes = 0;
           st.rehydrated = false;
+          st.cow_group = -1;  // C8
         }
     }
     finish(s, false, kNoVar, fails);
   }
 
-  // ---- storage focus (GenConfig::storage_focus) ------------------------
+  // ---- focus (GenConfig::storage_focus, GenConfig::cow_focus) ----------
 
-  /// Draw weight of op in the current state: group R scenarios first.
-  int op_weight(OpId op, bool full, bool uncov, bool emp, bool rehydrated, bool fixed) const {
+  /// What the focus weights read of the current state.
+  struct FocusState {
+    bool full = false, uncov = false, emp = false, rehydrated = false, fixed = false;  // group R
+    bool cow = false;     // some live variable's storage is COW
+    bool shared = false;  // ... and shares its data with another live storage
+  };
+
+  FocusState focus_state() const {
+    FocusState f;
+    for (VarId v : live_) {
+      f.full |= storage(v).bytes > 0 && numel(model(v).sizes) > 0;
+      f.uncov |= uncovered(v);
+      f.emp |= is_emptied(v);
+      f.fixed |= !storage(v).resizable;
+      if (storage(v).cow_group >= 0) {
+        f.cow = true;
+        f.shared |= cow_others(storage_of(v)) > 0;
+      }
+    }
+    for (const Storage& st : storages_) f.rehydrated |= st.rehydrated;
+    return f;
+  }
+
+  /// Storage-focus weight of op: group R scenarios first.
+  static int r_op_weight(OpId op, const FocusState& f) {
     int w = 1;
     switch (op) {
-      case OpId::kShrink: w += (full ? 10 : 0) + (fixed ? 2 : 0); break;
-      case OpId::kSetNonresizable: w += full ? 1 : 0; break;
-      case OpId::kResizeStorage: w += 3 + (fixed ? 1 : 0); break;
+      case OpId::kShrink: w += (f.full ? 10 : 0) + (f.fixed ? 2 : 0); break;
+      case OpId::kSetNonresizable: w += f.full ? 1 : 0; break;
+      case OpId::kResizeStorage: w += 3 + (f.fixed ? 1 : 0); break;
       case OpId::kSelect: case OpId::kNarrow: case OpId::kSlice: w += 3; break;  // offset views
-      case OpId::kRehydrate: w += emp ? 8 : 0; break;
-      case OpId::kReshrink: w += rehydrated ? 6 : 0; break;
+      case OpId::kRehydrate: w += f.emp ? 8 : 0; break;
+      case OpId::kReshrink: w += f.rehydrated ? 6 : 0; break;
       default: break;
     }
-    if (uncov) {
+    if (f.uncov) {
       if (is_clone_path(op)) w += 8;
       else if (is_checked_view(op)) w += 3;
-      else if (op == OpId::kAdd || op == OpId::kMul) w += 1;
+      else if (op == OpId::kAdd || op == OpId::kMul || op == OpId::kSum) w += 1;
     }
     return w;
   }
 
-  /// The op of a record: uniform over the enabled ops, or weighted by state
-  /// under storage focus. Index 0 is always the first enabled op.
-  OpId draw_op(uint32_t index) const {
-    if (!focus_) return ops_[index % ops_.size()];
-    bool full = false, uncov = false, emp = false, rehydrated = false, fixed = false;
-    for (VarId v : live_) {
-      full |= storage(v).bytes > 0 && numel(model(v).sizes) > 0;
-      uncov |= uncovered(v);
-      emp |= is_emptied(v);
-      fixed |= !storage(v).resizable;
+  /// COW-focus weight of op: lazy clones, then writes, drops and storage
+  /// resizes of COW storages (C4, C8), views and reads of COW tensors.
+  static int c_op_weight(OpId op, const FocusState& f) {
+    switch (op) {
+      case OpId::kLazyClone: return 14;
+      case OpId::kFromBlob: return 4;
+      case OpId::kAdd_: case OpId::kMul_: case OpId::kFill_: case OpId::kZero_:
+      case OpId::kCopy_: case OpId::kMutableDataPtr:
+        return f.cow ? 5 : 1;
+      case OpId::kDrop: return f.shared ? 10 : 1;
+      case OpId::kResizeStorage: return f.cow ? 6 : 1;
+      case OpId::kShrink: case OpId::kResize_: return f.cow ? 2 : 1;
+      case OpId::kAdd: case OpId::kMul: case OpId::kClone: case OpId::kContiguous:
+      case OpId::kSum:
+        return f.cow ? 2 : 1;
+      case OpId::kSelect: case OpId::kNarrow: case OpId::kSlice: case OpId::kTranspose:
+      case OpId::kView: case OpId::kExpand:
+        return f.cow ? 3 : 1;
+      default: return 1;
     }
-    for (const Storage& st : storages_) rehydrated |= st.rehydrated;
+  }
+
+  /// Draw weight of op: 1 without focus; each enabled focus adds its part.
+  int op_weight(OpId op, const FocusState& f) const {
+    int w = 1;
+    if (rfocus_) w += r_op_weight(op, f) - 1;
+    if (cfocus_) w += c_op_weight(op, f) - 1;
+    return w;
+  }
+
+  /// The op of a record: uniform over the enabled ops, or weighted by state
+  /// under a focus. Index 0 is always the first enabled op.
+  OpId draw_op(uint32_t index) const {
+    if (!rfocus_ && !cfocus_) return ops_[index % ops_.size()];
+    FocusState f = focus_state();
     int64_t total = 0;
-    for (OpId op : ops_) total += op_weight(op, full, uncov, emp, rehydrated, fixed);
+    for (OpId op : ops_) total += op_weight(op, f);
     int64_t want = static_cast<int64_t>(index % total);
     for (OpId op : ops_) {
-      want -= op_weight(op, full, uncov, emp, rehydrated, fixed);
+      want -= op_weight(op, f);
       if (want < 0) return op;
     }
     return ops_.back();
   }
 
-  /// Draw weight of v as op's operand under storage focus.
-  int var_weight(OpId op, VarId v) const {
+  /// Storage-focus weight of v as op's operand.
+  int r_var_weight(OpId op, VarId v) const {
     const Storage& st = storage(v);
     switch (op) {
       case OpId::kShrink:
@@ -811,6 +945,33 @@ class Builder {
     OpCategory cat = op_info(op).category;
     if (cat == OpCategory::kView || cat == OpCategory::kCompute || cat == OpCategory::kInplace) return 4;
     return 1;
+  }
+
+  /// COW-focus weight of v as op's operand: COW storages first.
+  int c_var_weight(OpId op, VarId v) const {
+    const Storage& st = storage(v);
+    bool cow = st.cow_group >= 0;
+    int others = cow_others(storage_of(v));
+    if (op == OpId::kLazyClone) {  // of bases, views, lazy clones and from_blob tensors
+      if (st.foreign) return 4;
+      if (cow) return 5;
+      return model(v).offset > 0 || !is_contiguous(model(v)) ? 4 : 2;
+    }
+    if (op == OpId::kDrop) {  // a sharer whose storage dies with it: the others may become last
+      if (cow && others > 0 && sole_var(v)) return 12;
+      return cow ? 3 : 1;
+    }
+    if (is_write(op)) return cow ? (others > 0 ? 8 : 10) : 1;
+    if (op == OpId::kResizeStorage || op == OpId::kShrink) return cow && st.resizable ? 10 : 1;
+    return cow ? 4 : 1;  // views and reads of COW tensors
+  }
+
+  /// Draw weight of v as op's operand: 1 without focus; each focus adds its part.
+  int var_weight(OpId op, VarId v) const {
+    int w = 1;
+    if (rfocus_) w += r_var_weight(op, v) - 1;
+    if (cfocus_) w += c_var_weight(op, v) - 1;
+    return w;
   }
 
   /// pick_var with var_weight: the index-th (modulo) unit of weight.
@@ -917,7 +1078,7 @@ class Builder {
         int64_t bytes = storage(v).bytes;
         // Under focus an emptied or undersized input gets geometry that fit
         // before its storage shrank: out of bounds now (R4, R7).
-        if (focus_) bytes = std::max(bytes, extent_bytes(in));
+        if (rfocus_) bytes = std::max(bytes, extent_bytes(in));
         strided_geometry(pk, bytes, in.dtype, *invalid, &sz, &st, &off);
         s->args[1] = Arg::ints(sz);
         s->args[2] = Arg::ints(st);
@@ -1389,6 +1550,28 @@ class Builder {
         }
         return true;
       }
+      case OpId::kSum: {  // 0-d; f64 for floating inputs, i64 for integer and bool
+        *invalid = false;
+        out->sizes = IntList{};
+        out->strides = IntList{};
+        out->offset = 0;
+        out->dtype = is_float(in.dtype) ? DTypeArg::kF64 : DTypeArg::kI64;
+        *result = 3;
+        return true;
+      }
+      case OpId::kLazyClone:
+        *invalid = false;
+        if (emptied(in, storage(v).bytes)) {  // R3: zeros, same sizes and strides, offset 0
+          out->offset = 0;
+          *result = 6;
+        } else {
+          *result = 8;  // C1: same sizes, strides and offset
+        }
+        return true;
+      case OpId::kMutableDataPtr:
+        *invalid = false;
+        *result = 5;
+        return true;
       case OpId::kShrink:
       case OpId::kSetNonresizable:
         *invalid = false;
@@ -1452,7 +1635,9 @@ class Builder {
   std::vector<int> obj_of_;  // per variable: its object, -1 when never usable
   std::vector<Obj> objs_;
   std::vector<Storage> storages_;
-  bool focus_ = false;  // cfg.storage_focus with kStorage ops enabled
+  bool rfocus_ = false;  // cfg.storage_focus with kStorage ops enabled
+  bool cfocus_ = false;  // cfg.cow_focus with lazy_clone enabled
+  int next_group_ = 0;   // the next COW group id (Note [COW model])
   bool unchecked_ = false;  // set by apply: this view is an alias, skips the S5 check
   std::vector<VarId> live_;  // usable variables, in order of definition
 };

@@ -3,9 +3,10 @@
 // A program is drawn as a list of small per-step choice records (StepChoice)
 // and then turned into a Program by a deterministic builder that keeps a
 // light metadata model of every live variable (sizes, strides, offset, dtype,
-// and its storage: byte size, resizable flag, aliases) with its own shape
-// rules for each op of ops.def. Steps the model expects to fail at run time
-// (S5 bounds, S8 undersized inputs, non-resizable storages) bind no variable. RapidCheck
+// and its storage: byte size, resizable flag, aliases, foreign owner, COW
+// group) with its own shape rules for each op of ops.def. Steps the model
+// expects to fail at run time (S5 bounds, S8 undersized inputs, non-resizable
+// storages, C7 lazy_clone of a foreign storage) bind no variable. RapidCheck
 // shrinks the choice list (drops steps, moves choices toward 0), and the
 // builder maps every shrunk list to a well-formed program again.
 //
@@ -60,10 +61,18 @@ struct GenConfig {
   /// reshrink, undersized resize_storage, set_nonresizable); only when `ops`
   /// holds kStorage ops. Off: every enabled op is drawn equally often.
   bool storage_focus = false;
+  /// Weight op and operand draws toward SEMANTICS group C scenarios (lazy
+  /// clones of bases, views and lazy clones; views, reads and writes of COW
+  /// tensors; drops of sharers; resize_storage of COW storages; lazy_clone of
+  /// from_blob tensors); only when `ops` holds lazy_clone. Combines with
+  /// storage_focus (the weights add up).
+  bool cow_focus = false;
 };
 
 /// All ops, 16-step programs, draws weighted toward shrink/restore (group R) scenarios.
 GenConfig shrink_config();
+/// All ops, 16-step programs, draws weighted toward copy-on-write (group C: C4 and C8) scenarios.
+GenConfig cow_config();
 
 /// Number of small choices per step record.
 inline constexpr int kStepPicks = 16;
@@ -90,11 +99,14 @@ struct ModelTensor {
 /// What the builder decided for one step (for tests of the generator itself).
 struct StepTrace {
   bool invalid = false;    ///< the builder made this step deliberately invalid
-  bool expect_error = false;  ///< valid, but the model expects a run-time error (S5, S8, R1)
+  bool expect_error = false;  ///< valid, but the model expects a run-time error (S5, S8, R1, C7)
   bool has_input = false;  ///< the step reads a tensor variable (its first one)
   ModelTensor input;       ///< the model of that variable before the step
   int input_storage = -1;  ///< the model's storage id of that variable (equal ids: aliases)
   int64_t input_storage_bytes = -1;  ///< that storage's byte size before the step
+  int input_cow_group = -1;  ///< the model's COW group of that storage before the step; -1: not COW
+  int input_cow_others = 0;  ///< other live storages in that group (0 if COW: the last sharer)
+  bool input_foreign = false;  ///< that storage has a foreign owner (from_blob; C7)
 };
 
 /// Draws one step's choice record; `invalid` respects cfg.invalid_per_mille.

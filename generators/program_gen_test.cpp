@@ -133,7 +133,7 @@ RC_GTEST_PROP(ShrinkConfig, PrintParseRoundTrips, ()) {
 
 bool is_clone_path(OpId op) {
   return op == OpId::kClone || op == OpId::kContiguous || op == OpId::kClonePreserveStrides ||
-         op == OpId::kTo;
+         op == OpId::kTo || op == OpId::kLazyClone;
 }
 
 /// Share of programs (in percent) that show each group R scenario.
@@ -280,13 +280,272 @@ TEST(ShrinkConfig, ResultsOfExpectedErrorsAreNeverUsed) {
         EXPECT_FALSE(t.expect_error) << print_step(p, s);
         ++restores;
       }
-      if (emptied && (s.op == OpId::kAdd || s.op == OpId::kMul || s.op == OpId::kSelect)) {
+      if (emptied && (s.op == OpId::kAdd || s.op == OpId::kMul || s.op == OpId::kSum ||
+                      s.op == OpId::kSelect)) {
         EXPECT_TRUE(t.expect_error) << print_step(p, s);  // S8, R4
       }
     }
   }
   EXPECT_GT(errors, 0);
   EXPECT_GT(restores, 0);
+}
+
+// ---- copy-on-write (SEMANTICS group C) ----------------------------------
+
+TEST(ProgramGen, EveryOpAppearsWithin2000CowConfigPrograms) {
+  expect_every_op_within_2000_programs(cow_config());
+}
+
+RC_GTEST_PROP(CowConfig, ProgramsPassValidateAndHave16Steps, ()) {
+  Program p = *gen_program(cow_config());
+  std::string why;
+  RC_ASSERT(valid(p, &why));
+  RC_ASSERT(p.steps.size() == 16u);
+}
+
+RC_GTEST_PROP(CowConfig, PrintParseRoundTrips, ()) {
+  Program p = *gen_program(cow_config());
+  ParseResult r = parse_program(print_program(p));
+  RC_ASSERT(r.ok());
+  RC_ASSERT(r.program == p);
+}
+
+bool is_write(OpId op) { return op_info(op).category == OpCategory::kInplace; }
+
+/// Share of programs (in percent) that show each group C scenario, read from
+/// the builder's trace (its COW group and live-sharer count per input).
+struct CowScenarios {
+  int programs = 0;
+  int shared_write = 0;        // C4: a write to a COW storage with another sharer alive
+  int last_write = 0;          // C4: a write to a COW storage as the last sharer
+  int last_after_drop = 0;     // ... after a sharer of its group was dropped
+  int last_after_write = 0;    // ... with no sharer dropped (they materialized or resized)
+  int clone_write = 0;         // a write to a lazy clone (or a view of one) with its source alive
+  int source_write = 0;        // a write to a lazy clone's source with the clone alive
+  int cow_resize = 0;          // C8: resize_storage of a COW storage that does not raise
+  int foreign_clone = 0;       // C7: lazy_clone of a from_blob tensor
+  int clone_of_view = 0;       // lazy_clone of a view (offset or non-contiguous strides)
+  int clone_of_clone = 0;      // lazy_clone of a lazy clone (or a view of one)
+  int view_of_cow = 0;         // a view of a COW tensor
+  int read_of_cow = 0;         // add/mul/clone/contiguous/sum of a COW tensor
+  int drop_sharer = 0;         // drop of a COW tensor with another sharer alive
+
+  void add(const Program& p, const std::vector<StepTrace>& tr) {
+    ++programs;
+    bool a[14] = {};
+    std::vector<int> dropped_groups;
+    std::vector<int> clone_storages, source_storages;  // model storage ids
+    std::vector<VarId> clone_vars;                     // outputs of lazy_clone
+    auto has = [](const auto& xs, auto x) {
+      return std::find(xs.begin(), xs.end(), x) != xs.end();
+    };
+    for (size_t k = 0; k < p.steps.size(); ++k) {
+      const Step& s = p.steps[k];
+      const StepTrace& t = tr[k];
+      if (t.invalid || !t.has_input) continue;
+      bool ok = !t.expect_error;
+      bool cow = t.input_cow_group >= 0;
+      // A lazy clone's storage becomes known at its first use as an input.
+      if (has(clone_vars, s.args[0].var) && !has(clone_storages, t.input_storage))
+        clone_storages.push_back(t.input_storage);
+      if (ok && is_write(s.op) && cow) {
+        if (t.input_cow_others > 0) {
+          a[0] = true;
+          a[5] |= has(clone_storages, t.input_storage);
+          a[6] |= has(source_storages, t.input_storage);
+        } else {
+          a[1] = true;
+          if (has(dropped_groups, t.input_cow_group)) a[2] = true;
+          else a[3] = true;
+        }
+      }
+      if (ok && s.op == OpId::kResizeStorage && cow) a[7] = true;
+      if (s.op == OpId::kLazyClone) {
+        a[8] |= t.input_foreign;
+        a[9] |= t.input.offset > 0 || !(t.input.strides == contiguous(t.input.sizes));
+        a[10] |= has(clone_storages, t.input_storage);
+        bool emptied = product(t.input.sizes) > 0 && t.input_storage_bytes == 0;
+        if (ok && !emptied) {
+          clone_vars.push_back(s.out);
+          source_storages.push_back(t.input_storage);
+        }
+      }
+      if (cow && s.info().category == OpCategory::kView) a[11] = true;
+      if (cow && (s.op == OpId::kAdd || s.op == OpId::kMul || s.op == OpId::kClone ||
+                  s.op == OpId::kContiguous || s.op == OpId::kSum))
+        a[12] = true;
+      if (s.op == OpId::kDrop && cow) {
+        dropped_groups.push_back(t.input_cow_group);
+        a[13] |= t.input_cow_others > 0;
+      }
+    }
+    int* n[14] = {&shared_write, &last_write, &last_after_drop, &last_after_write, nullptr,
+                  &clone_write, &source_write, &cow_resize, &foreign_clone, &clone_of_view,
+                  &clone_of_clone, &view_of_cow, &read_of_cow, &drop_sharer};
+    for (int j = 0; j < 14; ++j)
+      if (n[j]) *n[j] += a[j];
+  }
+  static IntList contiguous(const IntList& sizes) {
+    IntList st;
+    st.n = sizes.n;
+    int64_t acc = 1;
+    for (int k = sizes.size() - 1; k >= 0; --k) {
+      st.v[k] = acc;
+      acc *= std::max<int64_t>(sizes[k], 1);
+    }
+    return st;
+  }
+  double pct(int n) const { return 100.0 * n / programs; }
+  void print(const char* what) const {
+    std::printf(
+        "%s (%d programs): write with other sharers alive %.1f%% (to a clone %.1f%%, to a source "
+        "%.1f%%), write as the last sharer %.1f%% (after a sharer was dropped %.1f%%, with none "
+        "dropped %.1f%%), resize_storage of a COW storage %.1f%%, lazy_clone of from_blob %.1f%%, "
+        "lazy_clone of a view %.1f%%, of a lazy clone %.1f%%, view of a COW tensor %.1f%%, read of "
+        "a COW tensor %.1f%%, drop of a sharer %.1f%%\n",
+        what, programs, pct(shared_write), pct(clone_write), pct(source_write), pct(last_write),
+        pct(last_after_drop), pct(last_after_write), pct(cow_resize), pct(foreign_clone),
+        pct(clone_of_view), pct(clone_of_clone), pct(view_of_cow), pct(read_of_cow),
+        pct(drop_sharer));
+  }
+};
+
+CowScenarios measure_cow(const GenConfig& cfg, int programs) {
+  rc::Gen<std::vector<StepChoice>> choices = rc::gen::container<std::vector<StepChoice>>(
+      static_cast<size_t>(cfg.max_steps), gen_step_choice(cfg));
+  CowScenarios sc;
+  for (int k = 0; k < programs; ++k) {
+    std::vector<StepTrace> trace;
+    Program p = build_program(sample(choices, 4242 + k, 100), cfg, &trace);
+    sc.add(p, trace);
+  }
+  return sc;
+}
+
+TEST(CowConfig, GroupCScenariosAreFrequentIn16StepPrograms) {
+  CowScenarios sc = measure_cow(cow_config(), 2000);
+  sc.print("cow_config()");
+  EXPECT_GE(sc.pct(sc.shared_write), 30.0);   // C4, other sharers alive
+  EXPECT_GE(sc.pct(sc.last_write), 10.0);     // C4, the last sharer
+  EXPECT_GE(sc.pct(sc.cow_resize), 10.0);     // C8
+  EXPECT_GE(sc.pct(sc.foreign_clone), 5.0);   // C7
+  // Both ways of becoming the last sharer, writes through both sides, and the
+  // other shapes of the scenario happen too.
+  EXPECT_GE(sc.pct(sc.last_after_drop), 3.0);
+  EXPECT_GE(sc.pct(sc.last_after_write), 3.0);
+  EXPECT_GE(sc.pct(sc.clone_write), 10.0);
+  EXPECT_GE(sc.pct(sc.source_write), 10.0);
+  EXPECT_GE(sc.pct(sc.clone_of_view), 10.0);
+  EXPECT_GE(sc.pct(sc.clone_of_clone), 10.0);
+  EXPECT_GE(sc.pct(sc.view_of_cow), 20.0);
+  EXPECT_GE(sc.pct(sc.read_of_cow), 10.0);
+  EXPECT_GE(sc.pct(sc.drop_sharer), 10.0);
+  measure_cow(GenConfig{}, 2000).print("GenConfig{} at 16 steps, for comparison");
+}
+
+bool same_model(const ModelTensor& a, const ModelTensor& b) {
+  return a.sizes == b.sizes && a.strides == b.strides && a.offset == b.offset && a.dtype == b.dtype;
+}
+
+int64_t test_itemsize(DTypeArg d) {
+  switch (d) {
+    case DTypeArg::kF64: case DTypeArg::kI64: return 8;
+    case DTypeArg::kF32: case DTypeArg::kI32: return 4;
+    default: return 1;
+  }
+}
+
+/// The model of a new variable, read at its first use as a first operand,
+/// when no step in between could have changed it (none names it, no
+/// rehydrate/reshrink); false when there is no such use.
+bool first_use(const Program& p, const std::vector<StepTrace>& tr, size_t def, VarId v,
+               size_t* use) {
+  for (size_t j = def + 1; j < p.steps.size(); ++j) {
+    const Step& s = p.steps[j];
+    if (s.info().signature.empty()) return false;
+    if (tr[j].invalid) continue;
+    if (s.args[0].kind == ArgKind::kVar && s.args[0].var == v) {
+      *use = j;
+      return true;
+    }
+  }
+  return false;
+}
+
+TEST(CowConfig, ModelOfLazyCloneFromBlobAndSum) {
+  GenConfig cfg = cow_config();
+  rc::Gen<std::vector<StepChoice>> choices =
+      rc::gen::container<std::vector<StepChoice>>(16, gen_step_choice(cfg));
+  int clones = 0, blobs = 0, sums = 0, foreign_raises = 0;
+  for (int k = 0; k < 1000; ++k) {
+    std::vector<StepTrace> tr;
+    Program p = build_program(sample(choices, 500 + k, 100), cfg, &tr);
+    std::vector<int> written;  // model storages written since their last lazy clone
+    for (size_t j = 0; j < p.steps.size(); ++j) {
+      const Step& s = p.steps[j];
+      const StepTrace& t = tr[j];
+      if (t.invalid) continue;
+      // C3, C4: a successful write leaves its storage non-COW until it is lazy-cloned again.
+      if (t.has_input && !t.expect_error && s.op == OpId::kLazyClone)
+        written.erase(std::remove(written.begin(), written.end(), t.input_storage), written.end());
+      if (t.has_input && !t.expect_error && is_write(s.op)) {
+        if (std::find(written.begin(), written.end(), t.input_storage) != written.end()) {
+          EXPECT_EQ(t.input_cow_group, -1) << print_program(p) << print_step(p, s);
+        }
+        written.push_back(t.input_storage);
+      }
+      size_t u = 0;
+      bool used = s.out != kNoVar && !t.expect_error && first_use(p, tr, j, s.out, &u);
+      if (s.op == OpId::kLazyClone) {
+        // C7: lazy_clone of a foreign storage raises (its result is never bound).
+        EXPECT_EQ(t.expect_error, t.input_foreign) << print_step(p, s);
+        foreign_raises += t.input_foreign;
+        bool emptied = product(t.input.sizes) > 0 && t.input_storage_bytes == 0;
+        if (!used || emptied) continue;
+        // C1: the same sizes, strides and offset over a new storage of the same byte size,
+        // COW and in the source's group.
+        const StepTrace& c = tr[u];
+        EXPECT_TRUE(same_model(c.input, t.input)) << print_program(p) << print_step(p, p.steps[u]);
+        EXPECT_NE(c.input_storage, t.input_storage) << print_step(p, s);
+        EXPECT_EQ(c.input_storage_bytes, t.input_storage_bytes) << print_step(p, s);
+        EXPECT_GE(c.input_cow_group, 0) << print_step(p, s);
+        if (t.input_cow_group >= 0) {
+          EXPECT_EQ(c.input_cow_group, t.input_cow_group);
+        }
+        EXPECT_FALSE(c.input_foreign);
+        ++clones;
+      }
+      if (s.op == OpId::kFromBlob && used) {
+        const StepTrace& c = tr[u];
+        const IntList& sizes = s.args[0].list;
+        EXPECT_TRUE(same_model(c.input, ModelTensor{sizes, CowScenarios::contiguous(sizes), 0,
+                                                    s.args[1].dtype}))
+            << print_program(p);
+        EXPECT_EQ(c.input_storage_bytes, product(sizes) * test_itemsize(s.args[1].dtype));
+        EXPECT_TRUE(c.input_foreign);
+        EXPECT_EQ(c.input_cow_group, -1);
+        ++blobs;
+      }
+      if (s.op == OpId::kSum && used) {
+        const StepTrace& c = tr[u];
+        DTypeArg d = t.input.dtype == DTypeArg::kF32 || t.input.dtype == DTypeArg::kF64
+                         ? t.input.dtype
+                         : DTypeArg::kI64;
+        EXPECT_TRUE(same_model(c.input, ModelTensor{IntList{}, IntList{}, 0, d}))
+            << print_program(p);
+        EXPECT_EQ(c.input_storage_bytes, test_itemsize(d));
+        ++sums;
+      }
+      // A from_blob storage is not resizable: shrink and resize_storage raise.
+      if (t.input_foreign && (s.op == OpId::kShrink || s.op == OpId::kResizeStorage)) {
+        EXPECT_TRUE(t.expect_error) << print_step(p, s);
+      }
+    }
+  }
+  EXPECT_GT(clones, 100);
+  EXPECT_GT(blobs, 20);
+  EXPECT_GT(sums, 20);
+  EXPECT_GT(foreign_raises, 20);
 }
 
 TEST(ProgramGen, OpSubsetDrawsOnlyThoseOpsPlusSeedFactory) {
@@ -394,8 +653,9 @@ TEST(Shapes, GenDtypeCoversEveryDtype) {
 
 TEST(OpSets, OpsInSelectsCategories) {
   OpSet s = ops_in({OpCategory::kFactory});
-  EXPECT_EQ(s.count(), 6u);
+  EXPECT_EQ(s.count(), 7u);
   EXPECT_TRUE(s.test(static_cast<int>(OpId::kRand)));
+  EXPECT_TRUE(s.test(static_cast<int>(OpId::kFromBlob)));
   EXPECT_FALSE(s.test(static_cast<int>(OpId::kView)));
   EXPECT_EQ(all_ops().count(), static_cast<size_t>(kNumOps));
 }

@@ -205,7 +205,7 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
     GateOptions g;
     g.seed = seed;
     g.programs = programs;
-    g.budget_seconds = o.budget_set ? budget : 50;
+    g.budget_seconds = o.budget_set ? budget : 40;
     g.junit_path = o.junit;
     g.findings_dir = o.findings_dir;
     g.corpus_dir = o.corpus_set ? o.corpus : std::string(STORCHECK_SOURCE_DIR) + "/corpus";

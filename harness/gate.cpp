@@ -27,7 +27,7 @@ bool activate_fault(const std::string& name, std::string* error) {
   if (name.empty()) return true;
   Fault f;
   if (!parse_fault(name, &f)) {
-    *error = "unknown fault '" + name + "' (known: transpose_square_strides, restore_only_in_clone, rehydrate_from_one_view)";
+    *error = "unknown fault '" + name + "' (known: transpose_square_strides, restore_only_in_clone, rehydrate_from_one_view, last_sharer_copies)";
     return false;
   }
   if (!fault_injection_available()) {

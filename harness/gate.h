@@ -20,7 +20,7 @@ namespace storcheck {
 struct GateOptions {
   uint64_t seed = 0;
   int64_t programs = 0;          ///< per property; 0: the default
-  double budget_seconds = 50;    ///< for all properties together
+  double budget_seconds = 40;    ///< for all properties together
   std::string junit_path;        ///< "" : no JUnit XML
   std::string findings_dir = "storcheck-findings";
   std::string corpus_dir;        ///< holds regressions/

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <set>
+#include <vector>
 
 #include "impl/geometry.h"
 #include "impl/tensor.h"
@@ -232,6 +233,105 @@ struct ReshrinkHook {
   }
 };
 
+/// The steps that write (and so materialize, C3) the storage of args[0].
+bool is_cow_write(const Step& s, const Observation& before) {
+  switch (s.op) {
+    case OpId::kAdd_: case OpId::kMul_: case OpId::kFill_: case OpId::kZero_:
+    case OpId::kMutableDataPtr:
+      return true;
+    case OpId::kCopy_: {
+      // LibTorch's copy_ returns before writing when src is dst's very elements.
+      const VarObs& d = before.vars[s.args[0].var];
+      const VarObs& x = before.vars[s.args[1].var];
+      return !(s.args[0].var == s.args[1].var ||
+               (d.alias_class == x.alias_class && same_geometry(d, x) && d.dtype == x.dtype));
+    }
+    default: return false;
+  }
+}
+
+bool no_copy_until_write(const Program& p, const Step& s, const Observation& before,
+                         const Observation& after, std::string* why) {
+  int64_t copies = after.cow_copies - before.cow_copies;
+  int64_t expected = 0;
+  if (after.error == ErrorKind::kNone && is_cow_write(s, before)) {
+    const VarObs& w = before.vars[s.args[0].var];
+    if (w.is_cow && w.cow_refs > 1) expected = 1;
+  }
+  if (copies != expected)
+    return fail(why, "C4: " + std::string(op_info(s.op).name) + " made " + std::to_string(copies) +
+                         " copies, expected " + std::to_string(expected) +
+                         (expected ? " (a write to a shared COW block)" : " (no write to a shared COW block)"));
+  (void)p;
+  return true;
+}
+
+bool last_sharer_takes_ownership(const Program& p, const Step& s, const Observation& before,
+                                 const Observation& after, std::string* why) {
+  if (after.error != ErrorKind::kNone || !is_cow_write(s, before)) return true;
+  VarId v = s.args[0].var;
+  const VarObs& b = before.vars[v];
+  const VarObs& a = after.vars[v];
+  if (!b.is_cow) return true;
+  if (a.is_cow) return fail(why, "C4: " + p.var_names[v] + " is still COW after a write");
+  bool last = b.cow_refs == 1;
+  if (last && a.data_moved)
+    return fail(why, "C4: the last sharer " + p.var_names[v] + " moved its data instead of taking ownership");
+  if (!last && !a.data_moved && b.storage_nbytes > 0)
+    return fail(why, "C4: " + p.var_names[v] + " wrote into a block " + std::to_string(b.cow_refs) +
+                         " sharers hold, without copying");
+  return true;
+}
+
+bool refcount_matches_sharers(const Program& p, const Step&, const Observation&,
+                              const Observation& after, std::string* why) {
+  for (size_t v = 0; v < after.vars.size(); ++v) {
+    const VarObs& x = after.vars[v];
+    if (!x.live || !x.is_cow || x.data_class < 0) continue;
+    std::set<int32_t> storages;
+    for (const VarObs& y : after.vars)
+      if (y.live && y.data_class == x.data_class) storages.insert(y.alias_class);
+    if (static_cast<int64_t>(storages.size()) != x.cow_refs)
+      return fail(why, "C2: " + p.var_names[v] + "'s block counts " + std::to_string(x.cow_refs) +
+                           " sharers but " + std::to_string(storages.size()) +
+                           " live storages point at it");
+  }
+  return true;
+}
+
+bool views_materialize_once(const Program& p, const Step& s, const Observation& before,
+                            const Observation& after, std::string* why) {
+  if (after.error != ErrorKind::kNone || !is_cow_write(s, before)) return true;
+  VarId w = s.args[0].var;
+  const VarObs& bw = before.vars[w];
+  if (!bw.is_cow) return true;
+  for (size_t v = 0; v < before.vars.size(); ++v) {
+    const VarObs& b = before.vars[v];
+    const VarObs& a = after.vars[v];
+    if (!b.live || b.alias_class != bw.alias_class) continue;
+    if (!same_geometry(a, b) || a.alias_class != b.alias_class || a.storage_nbytes != b.storage_nbytes)
+      return fail(why, "C5: materialization changed the metadata of " + p.var_names[v]);
+    if (a.data_class != after.vars[w].data_class || a.is_cow)
+      return fail(why, "C3: " + p.var_names[v] + " does not see the materialized storage of " +
+                           p.var_names[w]);
+  }
+  return true;
+}
+
+bool foreign_owner_raises(const Program& p, const Step& s, const Observation& before,
+                          const Observation& after, std::string* why) {
+  if (s.op != OpId::kLazyClone) return true;
+  VarId v = s.args[0].var;
+  const VarObs& b = before.vars[v];
+  if (!b.foreign || emptied(b)) return true;
+  const VarObs& a = after.vars[v];
+  if (after.error == ErrorKind::kNone)
+    return fail(why, "C7: lazy_clone of foreign-owned " + p.var_names[v] + " succeeded");
+  if (a.is_cow != b.is_cow || a.data_class != b.data_class || a.data_moved)
+    return fail(why, "C7: the failed lazy_clone changed its source " + p.var_names[v]);
+  return true;
+}
+
 using StatelessCheck = bool (*)(const Program&, const Step&, const Observation&,
                                 const Observation&, std::string*);
 
@@ -242,6 +342,23 @@ StepHook stateless(StatelessCheck check) {
 
 }  // namespace
 
+StepHook make_all_invariants_hook() {
+  std::vector<StepHook> hooks;
+  for (Invariant inv : {Invariant::kCloneGivesZeros, Invariant::kInputStaysEmptied,
+                        Invariant::kBoundsCheckedRaise, Invariant::kRehydrateKeepsAliasing,
+                        Invariant::kReshrinkToZero, Invariant::kUndersizedNotRestored,
+                        Invariant::kNoCopyUntilWrite, Invariant::kLastSharerTakesOwnership,
+                        Invariant::kRefcountMatchesSharers, Invariant::kViewsMaterializeOnce,
+                        Invariant::kForeignOwnerRaises})
+    hooks.push_back(make_invariant_hook(inv));
+  return [hooks](const Program& p, size_t k, const Observation& before, const Observation& after,
+                 std::string* why) mutable {
+    for (StepHook& h : hooks)
+      if (!h(p, k, before, after, why)) return false;
+    return true;
+  };
+}
+
 StepHook make_invariant_hook(Invariant inv) {
   switch (inv) {
     case Invariant::kCloneGivesZeros: return stateless(clone_gives_zeros);
@@ -250,6 +367,11 @@ StepHook make_invariant_hook(Invariant inv) {
     case Invariant::kRehydrateKeepsAliasing: return stateless(rehydrate_keeps_aliasing);
     case Invariant::kReshrinkToZero: return ReshrinkHook{};
     case Invariant::kUndersizedNotRestored: return stateless(undersized_not_restored);
+    case Invariant::kNoCopyUntilWrite: return stateless(no_copy_until_write);
+    case Invariant::kLastSharerTakesOwnership: return stateless(last_sharer_takes_ownership);
+    case Invariant::kRefcountMatchesSharers: return stateless(refcount_matches_sharers);
+    case Invariant::kViewsMaterializeOnce: return stateless(views_materialize_once);
+    case Invariant::kForeignOwnerRaises: return stateless(foreign_owner_raises);
   }
   return {};
 }

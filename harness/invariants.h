@@ -21,8 +21,16 @@ enum class Invariant {
   kRehydrateKeepsAliasing, ///< R5: rehydrate sizes, zeroes and keeps aliasing
   kReshrinkToZero,         ///< R5: reshrink returns what rehydrate restored to 0 bytes
   kUndersizedNotRestored,  ///< R7: undersized storages are not restored
+  kNoCopyUntilWrite,       ///< C3/C4: copies only when a write hits a shared block
+  kLastSharerTakesOwnership, ///< C4: the last sharer keeps the address, no copy
+  kRefcountMatchesSharers, ///< C2: a block's count is its live sharers
+  kViewsMaterializeOnce,   ///< C3/C5: one materialization for all views, metadata kept
+  kForeignOwnerRaises,     ///< C7: lazy_clone of foreign data raises, source untouched
 };
 
 StepHook make_invariant_hook(Invariant inv);
+/// Every invariant at once (for `storcheck repro`): the first broken one
+/// reports, its reason prefixed with the SEMANTICS id.
+StepHook make_all_invariants_hook();
 
 }  // namespace storcheck

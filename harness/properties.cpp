@@ -91,6 +91,28 @@ const std::vector<Property>& properties() {
       {"shrink.reshrink_returns_to_zero",
        "reshrink returns every storage rehydrate restored to 0 bytes (R5)",
        PropertyKind::kInvariant, false, shrink_config(), Invariant::kReshrinkToZero},
+      {"cow.equivalent_to_clone",
+       "replacing every lazy_clone with an eager copy changes no observed value, metadata or "
+       "error (C6)",
+       PropertyKind::kDifferential, false, cow_config(), Invariant::kCloneGivesZeros, true},
+      {"cow.matches_torch",
+       "COW programs agree with LibTorch (C1-C8 where it has _lazy_clone, else C6)",
+       PropertyKind::kDifferential, false, cow_config()},
+      {"cow.no_copy_until_write",
+       "bytes are copied only when a write hits a block other sharers hold (C3, C4)",
+       PropertyKind::kInvariant, false, cow_config(), Invariant::kNoCopyUntilWrite},
+      {"cow.last_sharer_takes_ownership",
+       "the last sharer takes its block without a copy; others copy to a new address (C4)",
+       PropertyKind::kInvariant, false, cow_config(), Invariant::kLastSharerTakesOwnership},
+      {"cow.refcount_matches_sharers",
+       "after every step a block's reference count equals its live sharers (C2)",
+       PropertyKind::kInvariant, false, cow_config(), Invariant::kRefcountMatchesSharers},
+      {"cow.views_materialize_once",
+       "a write through one view materializes once for every view; metadata is kept (C3, C5)",
+       PropertyKind::kInvariant, false, cow_config(), Invariant::kViewsMaterializeOnce},
+      {"cow.foreign_owner_raises",
+       "lazy_clone of foreign-owned data raises and leaves the source untouched (C7)",
+       PropertyKind::kInvariant, false, cow_config(), Invariant::kForeignOwnerRaises},
       {"shrink.undersized_not_restored",
        "a genuinely undersized storage is never restored: clone paths report S8 (R7)",
        PropertyKind::kInvariant, false, shrink_config(), Invariant::kUndersizedNotRestored},
@@ -202,12 +224,17 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
   res.property = std::string(prop.name);
   res.seed = opt.seed;
   std::vector<Backend*> list = backends.all();
-  if (prop.kind == PropertyKind::kDifferential && list.size() < 2) {
+  if (prop.kind == PropertyKind::kDifferential && list.size() < 2 && !prop.versus_eager_clone) {
     res.skipped = true;
     res.skip_reason = "needs a second backend: storcheck was built without LibTorch";
     return res;
   }
+  std::unique_ptr<Backend> eager_clone;
   if (prop.kind == PropertyKind::kInvariant) list.resize(1);  // the reference alone
+  if (prop.versus_eager_clone) {
+    eager_clone = make_reference_eager_clone_backend();
+    list = {list[0], eager_clone.get()};
+  }
   Runner runner(list, opt.limits);
   rc::Gen<Program> gen = prop.view_chains ? gen_view_chain(prop.config) : gen_program(prop.config);
   auto t0 = std::chrono::steady_clock::now();

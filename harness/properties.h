@@ -47,6 +47,9 @@ struct Property {
   bool view_chains;  ///< draw gen_view_chain instead of gen_program
   GenConfig config;
   Invariant invariant = Invariant::kCloneGivesZeros;  ///< for kInvariant
+  /// kDifferential against the reference with lazy_clone as an eager copy
+  /// instead of against LibTorch (C6).
+  bool versus_eager_clone = false;
 };
 
 /// Every property, in gate order.

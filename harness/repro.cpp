@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "harness/gate.h"
+#include "harness/invariants.h"
 #include "harness/properties.h"
 #include "impl/tensor.h"
 #include "oracles/known_divergences.h"
@@ -67,8 +68,15 @@ int run_repro(const ReproOptions& opt, std::ostream& out, std::ostream& err) {
   const KnownDivergence* declared = known_id.empty() ? nullptr : find_known_divergence(known_id);
   bool declared_applies = declared && list.size() > 1 && declared->applies_to(torch_version());
   if (!rep.diverged) {
+    // The reference against SEMANTICS itself: every invariant after every step.
+    Runner alone({list[0]}, opt.limits);
+    RunReport inv = alone.run(p, false, make_all_invariants_hook());
+    if (inv.diverged) {
+      out << "INVARIANT BROKEN at " << inv.divergence.to_string(p) << "\n";
+      return 1;
+    }
     out << "no divergence: " << rep.steps_run << " steps run, " << rep.steps_failed
-        << " rejected alike by every backend\n";
+        << " rejected alike by every backend; every SEMANTICS invariant holds on the reference\n";
     if (declared_applies) {
       out << "known divergence " << known_id << " no longer reproduces on LibTorch "
           << torch_version() << ": update oracles/known_divergences.cpp\n";

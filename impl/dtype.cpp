@@ -74,9 +74,9 @@ int64_t load_as_int(const uint8_t* p, DType d) {
 // C++ leaves out-of-range float -> int conversion undefined; PyTorch 1.13 on
 // x86-64 compiles it to cvttsd2si, which yields the "integer indefinite"
 // value (INT_MIN of the destination width) for nan and out-of-range inputs.
-// uint8 goes through int32 first (static_cast<uint8_t> of a float is emitted
-// as cvttss2si to 32 bits, then truncated), so -2.7 -> -2 -> 254. The
-// reference spells this out so that it is defined behaviour here.
+// uint8 goes through int64 first (cvttsd2si to 64 bits, then truncated), so
+// -2.7 -> -2 -> 254 and 4294967301.0 -> 5. The reference spells this out so
+// that it is defined behaviour here.
 namespace {
 int64_t trunc_to_i64(double v) {
   if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0))
@@ -95,7 +95,7 @@ void store_double(uint8_t* p, DType d, double v) {
     case DType::kF64: std::memcpy(p, &v, 8); return;
     case DType::kI32: { int32_t x = trunc_to_i32(v); std::memcpy(p, &x, 4); return; }
     case DType::kI64: { int64_t x = trunc_to_i64(v); std::memcpy(p, &x, 8); return; }
-    case DType::kU8: *p = static_cast<uint8_t>(static_cast<uint32_t>(trunc_to_i32(v))); return;
+    case DType::kU8: *p = static_cast<uint8_t>(static_cast<uint64_t>(trunc_to_i64(v))); return;
     case DType::kBool: *p = v != 0 ? 1 : 0; return;  // nan != 0: true
   }
 }

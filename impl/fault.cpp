@@ -33,13 +33,14 @@ std::string_view fault_name(Fault f) {
     case Fault::kTransposeSquareStrides: return "transpose_square_strides";
     case Fault::kRestoreOnlyInClone: return "restore_only_in_clone";
     case Fault::kRehydrateFromOneView: return "rehydrate_from_one_view";
+    case Fault::kLastSharerCopies: return "last_sharer_copies";
   }
   return "?";
 }
 
 bool parse_fault(std::string_view name, Fault* out) {
   for (Fault f : {Fault::kNone, Fault::kTransposeSquareStrides, Fault::kRestoreOnlyInClone,
-                  Fault::kRehydrateFromOneView}) {
+                  Fault::kRehydrateFromOneView, Fault::kLastSharerCopies}) {
     if (fault_name(f) == name) {
       *out = f;
       return true;

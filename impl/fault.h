@@ -25,6 +25,9 @@ enum class Fault {
   /// rehydrate sizes a storage from one view only (the emptied tensor with
   /// the smallest extent) instead of the largest extent among them (R5).
   kRehydrateFromOneView,
+  /// A write by the last sharer of a COW block copies it to a new address
+  /// instead of taking ownership (C4).
+  kLastSharerCopies,
 };
 
 /// True when the build has fault injection compiled in.

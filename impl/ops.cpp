@@ -185,9 +185,13 @@ Result<Tensor> new_contiguous(Context& ctx, IntSpan sizes, DType d, const char* 
   return new_tensor(ctx, g, d, op);
 }
 
-/// c10's element pointer; the caller has checked storage_covers.
-uint8_t* elem(const TensorImpl& t, int64_t off) {
-  return t.storage->data() + off * t.geom.itemsize;
+/// Element pointers; the caller has checked storage_covers. Reads never
+/// materialize a COW storage (C3); writes do (Note [COW materialization]).
+const uint8_t* elem_r(const TensorImpl& t, int64_t off) {
+  return t.storage->read_data() + off * t.geom.itemsize;
+}
+uint8_t* elem_w(const TensorImpl& t, int64_t off) {
+  return t.storage->mutable_data() + off * t.geom.itemsize;
 }
 
 std::string dtype_c_name(DType d) {
@@ -333,7 +337,7 @@ void copy_elements(const TensorImpl& src, const TensorImpl& out) {
   for_each_offset(src.geom, [&](int64_t o) { offs.push_back(o); });
   size_t k = 0;
   for_each_offset(out.geom, [&](int64_t o) {
-    convert_element(elem(out, o), out.dtype, elem(src, offs[k++]), src.dtype);
+    convert_element(elem_w(out, o), out.dtype, elem_r(src, offs[k++]), src.dtype);
   });
 }
 
@@ -466,8 +470,9 @@ Status scalar_inplace(const Tensor& t, const Scalar& s, BinOp op, const char* na
                                           torch_type_name(t->dtype));
   uint8_t sv[8];
   store_scalar(sv, t->dtype, s);
+  t->storage->mutable_data();  // C3: the write materializes, once, for every view
   for_each_offset(t->geom, [&](int64_t o) {
-    uint8_t* p = elem(*t, o);
+    uint8_t* p = elem_w(*t, o);
     binop(p, p, sv, t->dtype, op);
   });
   ++*t->version;
@@ -477,9 +482,14 @@ Status scalar_inplace(const Tensor& t, const Scalar& s, BinOp op, const char* na
 Result<Tensor> scalar_outplace(Context& ctx, const Tensor& t, const Scalar& s, BinOp op,
                                const char* name) {
   DType r = result_type(t->dtype, s);
+  // TensorIterator first converts an input of another dtype with .to(), whose
+  // preserve-format strides then decide the output's layout.
+  Geometry in = t->geom;
+  if (r != t->dtype && !in.is_non_overlapping_and_dense()) infer_dense_strides(t->geom, in.strides.data());
+  in.itemsize = itemsize(r);
   Geometry g = t->geom;
   g.itemsize = itemsize(r);
-  iterator_output_strides(t->geom, g.strides.data());
+  iterator_output_strides(in, g.strides.data());
   auto out = new_tensor(ctx, g, r, name);
   if (!out.ok()) return out;
   Status st = check_compute_input(*t, name);
@@ -496,8 +506,8 @@ Result<Tensor> scalar_outplace(Context& ctx, const Tensor& t, const Scalar& s, B
   size_t k = 0;
   for_each_offset(o.geom, [&](int64_t off) {
     uint8_t a[8];
-    convert_element(a, r, elem(*t, offs[k++]), t->dtype);
-    binop(elem(o, off), a, sv, r, op);
+    convert_element(a, r, elem_r(*t, offs[k++]), t->dtype);
+    binop(elem_w(o, off), a, sv, r, op);
   });
   return out;
 }
@@ -589,7 +599,7 @@ bool storage_covers(const TensorImpl& t) {
 void read_elements(const TensorImpl& t, std::vector<uint8_t>* out) {
   int64_t is = t.geom.itemsize;
   for_each_offset(t.geom, [&](int64_t o) {
-    const uint8_t* p = t.storage->data() + o * is;
+    const uint8_t* p = t.storage->read_data() + o * is;
     out->insert(out->end(), p, p + is);
   });
 }
@@ -601,7 +611,7 @@ Result<Tensor> arange(Context& ctx, IntSpan sizes, DType d) {
   if (!r.ok()) return r;
   const TensorImpl& t = *r.value();
   int64_t n = t.numel();
-  for (int64_t k = 0; k < n; ++k) store_int(elem(t, k), d, k);
+  for (int64_t k = 0; k < n; ++k) store_int(elem_w(t, k), d, k);
   return r;
 }
 
@@ -623,7 +633,7 @@ Result<Tensor> full(Context& ctx, IntSpan sizes, const Scalar& value, DType d) {
   }
   const TensorImpl& t = *r.value();
   int64_t n = t.numel();
-  for (int64_t k = 0; k < n; ++k) store_scalar(elem(t, k), d, value);
+  for (int64_t k = 0; k < n; ++k) store_scalar(elem_w(t, k), d, value);
   return r;
 }
 
@@ -632,7 +642,7 @@ Result<Tensor> rand(Context& ctx, IntSpan sizes, DType d, int64_t seed) {
   if (!r.ok()) return r;
   const TensorImpl& t = *r.value();
   int64_t n = t.numel();
-  for (int64_t k = 0; k < n; ++k) store_double(elem(t, k), d, rand_value(seed, k, d));
+  for (int64_t k = 0; k < n; ++k) store_double(elem_w(t, k), d, rand_value(seed, k, d));
   return r;
 }
 
@@ -1084,7 +1094,8 @@ Status fill_(const Tensor& t, const Scalar& s) {
   uint8_t sv[8];
   store_scalar(sv, t->dtype, s);
   int64_t is = t->geom.itemsize;
-  for_each_offset(t->geom, [&](int64_t o) { std::memcpy(elem(*t, o), sv, static_cast<size_t>(is)); });
+  t->storage->mutable_data();  // C3
+  for_each_offset(t->geom, [&](int64_t o) { std::memcpy(elem_w(*t, o), sv, static_cast<size_t>(is)); });
   ++*t->version;
   return {};
 }
@@ -1158,12 +1169,13 @@ Status copy_(const Tensor& dst, const Tensor& src) {
   tmp.reserve(static_cast<size_t>(dst->numel() * a.itemsize));
   for_each_offset(bb, [&](int64_t o) {
     uint8_t v[8];
-    convert_element(v, dst->dtype, src->storage->data() + o * b.itemsize, src->dtype);
+    convert_element(v, dst->dtype, src->storage->read_data() + o * b.itemsize, src->dtype);
     tmp.insert(tmp.end(), v, v + a.itemsize);
   });
   size_t k = 0;
+  dst->storage->mutable_data();  // C3
   for_each_offset(a, [&](int64_t o) {
-    std::memcpy(elem(*dst, o), tmp.data() + k, static_cast<size_t>(a.itemsize));
+    std::memcpy(elem_w(*dst, o), tmp.data() + k, static_cast<size_t>(a.itemsize));
     k += static_cast<size_t>(a.itemsize);
   });
   ++*dst->version;
@@ -1300,7 +1312,9 @@ Result<Tensor> clone_preserve_strides(Context& ctx, const Tensor& t) {
   // The whole prefix [0, offset + extent) is copied, as inductor's
   // as_strided(x, (needed,), (1,), 0).clone() does.
   int64_t bytes = out.value()->storage->nbytes();
-  if (bytes > 0) std::memcpy(out.value()->storage->data(), t->storage->data(), static_cast<size_t>(bytes));
+  if (bytes > 0)
+    std::memcpy(out.value()->storage->mutable_data(), t->storage->read_data(),
+                static_cast<size_t>(bytes));
   return out;
 }
 
@@ -1330,6 +1344,80 @@ Result<Tensor> to(Context& ctx, const Tensor& t, DType d) {
   return out;
 }
 
+Result<Tensor> sum(Context& ctx, const Tensor& t) {
+  // Note [sum in f64]: floating sums accumulate in f64 and return f64
+  // (torch.sum(x, dtype=torch.float64)): sums of f32 values are then exact
+  // whatever the order, so backends agree; an f32 sum would depend on
+  // LibTorch's vectorized cascade order, which varies with the CPU.
+  DType r = is_floating(t->dtype) ? DType::kF64 : DType::kI64;
+  Geometry g;
+  g.itemsize = itemsize(r);
+  auto out = new_tensor(ctx, g, r, "sum");
+  if (!out.ok()) return out;
+  Status st = check_compute_input(*t, "sum");
+  if (!st.ok()) {
+    refund(ctx, out.value());
+    return st.error();
+  }
+  double fsum = 0;
+  uint64_t isum = 0;
+  for_each_offset(t->geom, [&](int64_t o) {
+    if (is_floating(t->dtype)) fsum += load_as_double(elem_r(*t, o), t->dtype);
+    else isum += static_cast<uint64_t>(load_as_int(elem_r(*t, o), t->dtype));
+  });
+  if (is_floating(r)) store_double(elem_w(*out.value(), 0), r, fsum);
+  else store_int(elem_w(*out.value(), 0), r, static_cast<int64_t>(isum));
+  return out;
+}
+
+// --- Copy-on-write ------------------------------------------------------------------------
+
+namespace {
+Result<Tensor> lazy_clone_impl(Context& ctx, const Tensor& t, bool eager) {
+  if (is_emptied(*t) && restores("lazy_clone")) {  // R3, Note [Restore rule]
+    Geometry g = t->geom;
+    g.offset = 0;
+    return restored_zeros(ctx, g, t->dtype, "lazy_clone");
+  }
+  if (t->storage->foreign())  // C7
+    return err(ErrorKind::kInvalidArgument,
+               "lazy_clone: the storage's data has a foreign owner (from_blob) and cannot be "
+               "lazily cloned");
+  Status c = ctx.budget.charge(t->storage->nbytes(), "lazy_clone");
+  if (!c.ok()) return c.error();
+  auto out = std::make_shared<TensorImpl>(*t);  // C1: same geometry, offset included
+  out->version = std::make_shared<int64_t>(0);
+  if (eager) {
+    auto s = std::make_shared<Storage>(-1, t->storage->nbytes());
+    s->set_resizable(t->storage->resizable());
+    if (s->nbytes() > 0)
+      std::memcpy(s->mutable_data(), t->storage->read_data(), static_cast<size_t>(s->nbytes()));
+    out->storage = std::move(s);
+  } else {
+    out->storage = t->storage->lazy_clone();
+  }
+  return out;
+}
+}  // namespace
+
+Result<Tensor> lazy_clone(Context& ctx, const Tensor& t) { return lazy_clone_impl(ctx, t, false); }
+Result<Tensor> lazy_clone_as_copy(Context& ctx, const Tensor& t) {
+  return lazy_clone_impl(ctx, t, true);
+}
+
+Result<Tensor> from_blob(Context& ctx, IntSpan sizes, DType d) {
+  auto r = new_contiguous(ctx, sizes, d, "from_blob");
+  if (!r.ok()) return r;
+  r.value()->storage->set_foreign(true);
+  r.value()->storage->set_resizable(false);
+  return r;
+}
+
+Status mutable_data_ptr(const Tensor& t) {
+  t->storage->mutable_data();
+  return {};
+}
+
 // --- Shrink and restore ---------------------------------------------------------------
 
 bool is_emptied(const TensorImpl& t) { return t.numel() > 0 && t.storage->nbytes() == 0; }
@@ -1342,7 +1430,7 @@ Status shrink(const Tensor& t) {
 }
 
 Status rehydrate(Context& ctx, const std::vector<Tensor>& live,
-                 std::vector<std::shared_ptr<Storage>>* restored) {
+                 std::vector<std::weak_ptr<Storage>>* restored) {
   // R5: per storage, the largest extent among its emptied tensors.
   std::vector<std::pair<Storage*, int64_t>> need;
   for (const Tensor& t : live) {
@@ -1380,11 +1468,13 @@ Status rehydrate(Context& ctx, const std::vector<Tensor>& live,
   return {};
 }
 
-Status reshrink(std::vector<std::shared_ptr<Storage>>* restored) {
-  for (const auto& s : *restored)
-    if (!s->resizable())
+Status reshrink(std::vector<std::weak_ptr<Storage>>* restored) {
+  // Weak: a storage whose tensors all died is gone, not kept alive here (C2).
+  for (const auto& w : *restored)
+    if (auto s = w.lock(); s && !s->resizable())
       return err(ErrorKind::kNonResizable, "Trying to resize storage that is not resizable");
-  for (const auto& s : *restored) s->resize(0);
+  for (const auto& w : *restored)
+    if (auto s = w.lock()) s->resize(0);
   restored->clear();
   return {};
 }

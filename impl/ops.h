@@ -93,6 +93,26 @@ Result<Tensor> clone_preserve_strides(Context& ctx, const Tensor& t);
 /// with clone's strides.
 Result<Tensor> to(Context& ctx, const Tensor& t, DType d);
 
+/// The sum of all elements as a 0-d tensor: i64 for integer and bool
+/// inputs, f64 for floating ones (see Note [sum in f64]). A read (C3).
+Result<Tensor> sum(Context& ctx, const Tensor& t);
+
+// --- Copy-on-write (SEMANTICS group C) ----------------------------------------------
+/// C1: same sizes, strides and offset over a new storage object that shares
+/// t's data block until the first write; fresh version counter; both
+/// storages COW (C2: joins t's group when t is already COW). A clone path:
+/// an emptied input gives zeros (R3). A foreign-owned storage raises (C7)
+/// and is left untouched. Budget: charged the storage's bytes (what the
+/// eventual materialization copies).
+Result<Tensor> lazy_clone(Context& ctx, const Tensor& t);
+/// The same as lazy_clone but copying the storage eagerly: the observational
+/// equivalent of C6 (and what LibTorch before 2.3 can do).
+Result<Tensor> lazy_clone_as_copy(Context& ctx, const Tensor& t);
+/// A contiguous zero tensor over a foreign-owned, non-resizable buffer.
+Result<Tensor> from_blob(Context& ctx, IntSpan sizes, DType d);
+/// Takes a mutable data pointer: materializes a COW storage (C3, C4).
+Status mutable_data_ptr(const Tensor& t);
+
 // --- Storage shrink and restore (SEMANTICS group R) --------------------------------
 // Note [Restore rule]
 // Every clone path (clone, contiguous when it copies, clone_preserve_strides,
@@ -112,9 +132,9 @@ Status shrink(const Tensor& t);
 /// largest extent among them and is zeroed; aliasing is kept. The restored
 /// storages are appended to *restored (for reshrink).
 Status rehydrate(Context& ctx, const std::vector<Tensor>& live,
-                 std::vector<std::shared_ptr<Storage>>* restored);
+                 std::vector<std::weak_ptr<Storage>>* restored);
 /// Shrinks every storage in `restored` back to 0 bytes and clears the list.
-Status reshrink(std::vector<std::shared_ptr<Storage>>* restored);
+Status reshrink(std::vector<std::weak_ptr<Storage>>* restored);
 /// R6: the storage grows or shrinks to `nbytes`, keeping min(old, new)
 /// bytes, zero-filling growth. kNonResizable / kInvalidArgument for < 0.
 Status resize_storage(Context& ctx, const Tensor& t, int64_t nbytes);

@@ -1,5 +1,7 @@
 #include "impl/storage.h"
 
+#include "impl/fault.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -26,7 +28,19 @@ Status AllocBudget::charge(int64_t bytes, std::string_view op) {
 
 namespace {
 std::atomic<int64_t> g_next_storage_id{1};
+thread_local int64_t g_cow_copies = 0;
+
+std::shared_ptr<DataBlock> new_block(int64_t nbytes, const uint8_t* keep_from, int64_t keep) {
+  if (nbytes == 0) return nullptr;
+  auto b = std::make_shared<DataBlock>();
+  b->bytes.reset(new uint8_t[static_cast<size_t>(nbytes)]);
+  if (keep > 0) std::memcpy(b->bytes.get(), keep_from, static_cast<size_t>(keep));
+  std::memset(b->bytes.get() + keep, 0, static_cast<size_t>(nbytes - keep));
+  return b;
+}
 }  // namespace
+
+int64_t cow_copies() { return g_cow_copies; }
 
 Storage::Storage(int64_t id, int64_t nbytes) : id_(id), nbytes_(0) { resize(nbytes); }
 
@@ -37,18 +51,42 @@ Result<std::shared_ptr<Storage>> Storage::allocate(AllocBudget* budget, int64_t 
   return std::make_shared<Storage>(g_next_storage_id++, nbytes);
 }
 
+// Note [COW materialization]
+// Case 1) not COW: the storage owns its block; nothing to do.
+// Case 2) COW with other sharers alive: copy all nbytes into a fresh block
+//         (a new address); the old block loses one sharer (C4).
+// Case 3) COW as the last sharer: keep the block and its address, no copy;
+//         the storage stops being COW (C4).
+// In every case identity, nbytes, and the tensors' metadata are unchanged (C5).
+uint8_t* Storage::mutable_data() {
+  if (cow_) {
+    if (block_ && (block_.use_count() > 1 || fault_active(Fault::kLastSharerCopies))) {  // Case 2)
+      block_ = new_block(nbytes_, block_->bytes.get(), nbytes_);
+      ++g_cow_copies;
+    }
+    cow_ = false;  // Case 3) and the end of Case 2)
+  }
+  return block_ ? block_->bytes.get() : nullptr;
+}
+
 void Storage::resize(int64_t nbytes) {
   SC_ASSERT(nbytes >= 0, "negative storage size " + std::to_string(nbytes));
-  if (nbytes == nbytes_) return;
-  std::unique_ptr<uint8_t[]> fresh;
-  if (nbytes > 0) {
-    fresh.reset(new uint8_t[static_cast<size_t>(nbytes)]);
-    int64_t keep = std::min(nbytes, nbytes_);
-    if (keep > 0) std::memcpy(fresh.get(), data_.get(), static_cast<size_t>(keep));
-    std::memset(fresh.get() + keep, 0, static_cast<size_t>(nbytes - keep));
-  }
-  data_ = std::move(fresh);
+  // Like LibTorch's resize_bytes_cpu: always a fresh allocation (a new
+  // address, even for the same size), min(old, new) bytes copied.
+  int64_t keep = std::min(nbytes, nbytes_);
+  block_ = new_block(nbytes, read_data(), keep);  // C8: leaves the COW group
+  cow_ = false;
   nbytes_ = nbytes;
+}
+
+std::shared_ptr<Storage> Storage::lazy_clone() {
+  cow_ = true;
+  auto c = std::make_shared<Storage>(g_next_storage_id++, 0);
+  c->block_ = block_;
+  c->nbytes_ = nbytes_;
+  c->cow_ = true;
+  c->resizable_ = resizable_;  // as c10::impl::cow::lazy_clone_storage
+  return c;
 }
 
 }  // namespace storcheck

@@ -1,12 +1,18 @@
-// Storage: an identity, a byte size, a data pointer, a resizable flag (S1).
+// Storage: an identity, a byte size, a data pointer, a resizable flag and a
+// copy-on-write state (S1, group C).
 //
-// Invariant: `data() == nullptr` iff `nbytes() == 0`; the bytes of a grown
-// storage beyond its old size are zero (R6: unspecified in PyTorch; the
-// reference zero-fills and every backend defines them as zero).
+// Invariant: `read_data() == nullptr` iff `nbytes() == 0`. A storage points
+// at a DataBlock; only COW storages share one (C2: the sharers of a block are
+// exactly the COW storages pointing at it, so the block's use count is the
+// reference count). Reads never materialize (C3); `mutable_data()`
+// materializes once (C4) — see Note [COW materialization]. Bytes of a grown
+// storage beyond its old size are zero (R6: unspecified in PyTorch; every
+// backend defines them as zero).
 //
 //   AllocBudget budget{1 << 20, 16 << 20};
-//   auto s = Storage::allocate(&budget, 48, "zeros");   // Result<shared_ptr>
-//   s.value()->resize(64);                                // keeps 48 bytes
+//   auto s = Storage::allocate(&budget, 48, "zeros").value();
+//   auto c = s->lazy_clone();          // both COW, one block (C1, C2)
+//   c->mutable_data()[0] = 1;          // c copies; s keeps the old bytes (C4)
 #pragma once
 
 #include <cstdint>
@@ -27,6 +33,11 @@ struct AllocBudget {
   Status charge(int64_t bytes, std::string_view op);
 };
 
+/// Bytes that one or more storages point at.
+struct DataBlock {
+  std::unique_ptr<uint8_t[]> bytes;
+};
+
 class Storage {
  public:
   Storage(int64_t id, int64_t nbytes);
@@ -36,19 +47,39 @@ class Storage {
 
   int64_t id() const { return id_; }
   int64_t nbytes() const { return nbytes_; }
-  uint8_t* data() { return data_.get(); }
-  const uint8_t* data() const { return data_.get(); }
+  /// The bytes, for reading: never materializes (C3).
+  const uint8_t* read_data() const { return block_ ? block_->bytes.get() : nullptr; }
+  /// The bytes, for writing: materializes a COW storage first (C3, C4).
+  uint8_t* mutable_data();
   bool resizable() const { return resizable_; }
   void set_resizable(bool r) { resizable_ = r; }
   /// Changes the byte size in place, keeping min(old, new) bytes and zeroing
-  /// the rest (R6). The caller has checked `resizable()` and the budget.
+  /// the rest (R6). A COW storage copies into a fresh block and leaves the
+  /// COW group without materializing the old block (C8). The caller has
+  /// checked `resizable()` and the budget.
   void resize(int64_t nbytes);
+
+  // --- Copy-on-write (group C) ---
+  bool is_cow() const { return cow_; }
+  /// Sharers of this storage's block (1 when not COW).
+  long cow_refs() const { return block_ ? block_.use_count() : 0; }
+  /// Data of a foreign owner (from_blob): cannot be lazy-cloned (C7).
+  bool foreign() const { return foreign_; }
+  void set_foreign(bool f) { foreign_ = f; }
+  /// C1/C2: a new storage object sharing this one's block; both become COW.
+  std::shared_ptr<Storage> lazy_clone();
 
  private:
   int64_t id_;
   int64_t nbytes_;
-  std::unique_ptr<uint8_t[]> data_;
+  std::shared_ptr<DataBlock> block_;  ///< null when nbytes_ == 0
   bool resizable_ = true;
+  bool cow_ = false;
+  bool foreign_ = false;
 };
+
+/// Materializations that copied bytes on this thread so far (C4: only when
+/// other sharers are alive). Properties compare it before and after a step.
+int64_t cow_copies();
 
 }  // namespace storcheck

@@ -38,6 +38,10 @@ struct Capabilities {
   bool version = true;   ///< version counters
   bool identity = true;  ///< tensor object identity
   bool values = true;    ///< element bytes
+  bool cow = true;       ///< is_cow, data_class, data_moved (LibTorch 2.3+ and the reference)
+  bool cow_refs = false; ///< COW reference counts (the reference only)
+  /// Why some fields are not observed ("" when all are), for reports.
+  std::string_view skipped_note;
 };
 
 class Backend {
@@ -63,6 +67,9 @@ inline Scalar to_scalar(const ScalarLit& s) {
 }
 
 std::unique_ptr<Backend> make_reference_backend();
+/// The reference with every lazy_clone replaced by an eager copy (C6:
+/// observationally equivalent); it reports no COW fields.
+std::unique_ptr<Backend> make_reference_eager_clone_backend();
 /// Null when storcheck was built without LibTorch.
 std::unique_ptr<Backend> make_torch_cpu_backend();
 

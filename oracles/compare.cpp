@@ -1,5 +1,6 @@
 #include "oracles/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -16,7 +17,10 @@ std::string ints(const std::array<int64_t, kMaxDims>& v, int n) {
 bool element_equal(const uint8_t* x, const uint8_t* y, DType d) {
   if (is_floating(d)) {
     double a = load_as_double(x, d), b = load_as_double(y, d);
-    return a == b || (std::isnan(a) && std::isnan(b));
+    if (a == b || (std::isnan(a) && std::isnan(b))) return true;
+    if (!std::isfinite(a) || !std::isfinite(b)) return false;
+    double tol = d == DType::kF32 ? 1e-5 : 1e-12;
+    return std::fabs(a - b) <= tol * std::max({1.0, std::fabs(a), std::fabs(b)});
   }
   return std::memcmp(x, y, static_cast<size_t>(itemsize(d))) == 0;
 }
@@ -55,6 +59,8 @@ bool compare_observations(const Observation& a, const Capabilities& ca, const Ob
     m->b = std::move(y);
     return false;
   };
+  if (ca.cow_refs && cb.cow_refs && a.cow_copies != b.cow_copies)
+    return fail("cow_copies", kNoVar, std::to_string(a.cow_copies), std::to_string(b.cow_copies));
   if (a.error != b.error)
     return fail("error", kNoVar,
                 std::string(error_kind_name(a.error)) +
@@ -93,6 +99,17 @@ bool compare_observations(const Observation& a, const Capabilities& ca, const Ob
     if (ca.identity && cb.identity && x.identity_class != y.identity_class)
       return fail("identity_class", v, "t#" + std::to_string(x.identity_class),
                   "t#" + std::to_string(y.identity_class));
+    if (ca.cow && cb.cow) {
+      if (x.is_cow != y.is_cow)
+        return fail("is_cow", v, x.is_cow ? "COW" : "not COW", y.is_cow ? "COW" : "not COW");
+      if (x.data_class != y.data_class)
+        return fail("data_class", v, "t#" + std::to_string(x.data_class),
+                    "t#" + std::to_string(y.data_class));
+      if (x.data_moved != y.data_moved)
+        return fail("data_moved", v, x.data_moved ? "moved" : "kept", y.data_moved ? "moved" : "kept");
+    }
+    if (ca.cow_refs && cb.cow_refs && x.cow_refs != y.cow_refs)
+      return fail("cow_refs", v, std::to_string(x.cow_refs), std::to_string(y.cow_refs));
     if (ca.version && cb.version && x.version_known && y.version_known && x.version != y.version)
       return fail("version", v, std::to_string(x.version), std::to_string(y.version));
     if (ca.values && cb.values && x.values_known != y.values_known)

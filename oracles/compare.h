@@ -4,11 +4,13 @@
 //
 // Fields are compared in a fixed order — the step's error kind, then for
 // each variable in id order: live, rank, sizes, strides, offset, dtype,
-// storage_nbytes, data_null, alias_class, identity_class, version, values — and a field
+// storage_nbytes, data_null, alias_class, identity_class, is_cow, data_class,
+// data_moved, cow_refs, version, values — and a field
 // either backend cannot observe (Capabilities, *_known) is skipped.
-// Values: integers and bool compare exactly; floats compare with tolerance
-// 0 (every op in the table is a single IEEE operation per element, so both
-// backends round identically), nan equals nan and -0.0 equals 0.0.
+// Values: integers and bool compare exactly; floats within a relative
+// tolerance of 1e-5 (f32) or 1e-12 (f64) of max(1, |a|, |b|): every op but
+// `sum` is one IEEE operation per element and matches exactly, `sum`
+// accumulates in a backend-specific order. nan equals nan, -0.0 equals 0.0.
 //
 //   Mismatch m;
 //   if (!compare_observations(ref_obs, ref_caps, torch_obs, torch_caps, &m))

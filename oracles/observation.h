@@ -51,6 +51,15 @@ struct VarObs {
   int64_t version = 0;
   bool values_known = false;
   std::vector<uint8_t> values;  ///< numel * itemsize bytes, row-major
+  // Copy-on-write (group C), where the backend can observe it:
+  bool is_cow = false;
+  /// Smallest live VarId whose storage's data pointer is this one's (the
+  /// data-address class; -1 for a null pointer). Read without materializing.
+  int32_t data_class = -1;
+  /// The data pointer changed at this step (live before and after).
+  bool data_moved = false;
+  int64_t cow_refs = 0;  ///< sharers of the data block (reference only)
+  bool foreign = false;  ///< data of a foreign owner (reference only, not compared)
 };
 
 /// The outcome of one step and the state of every variable after it.
@@ -58,6 +67,7 @@ struct Observation {
   ErrorKind error = ErrorKind::kNone;
   std::string error_message;
   bool skipped = false;  ///< the step used an unbound variable: not run
+  int64_t cow_copies = 0;  ///< materializations that copied, since begin (reference only)
   std::vector<VarObs> vars;  ///< indexed by VarId
 };
 

@@ -13,7 +13,17 @@ IntSpan span(const IntList& l) { return IntSpan(l.v.data(), l.n); }
 
 class ReferenceBackend final : public Backend {
  public:
-  std::string_view name() const override { return "reference"; }
+  explicit ReferenceBackend(bool eager_clone) : eager_clone_(eager_clone) {}
+  std::string_view name() const override {
+    return eager_clone_ ? "reference_eager_clone" : "reference";
+  }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.cow = !eager_clone_;
+    c.cow_refs = !eager_clone_;
+    if (eager_clone_) c.skipped_note = "lazy_clone runs as an eager copy: COW fields not observed";
+    return c;
+  }
 
   void begin(const Program& program, const Limits& limits) override {
     program_ = &program;
@@ -22,6 +32,8 @@ class ReferenceBackend final : public Backend {
     ctx_.budget.max_tensor_bytes = limits.max_tensor_bytes;
     ctx_.budget.max_total_bytes = limits.max_program_bytes;
     restored_.clear();
+    last_data_.assign(vars_.size(), nullptr);
+    copies_at_begin_ = cow_copies();
   }
 
   Error run_step(const Step& s) override {
@@ -33,11 +45,15 @@ class ReferenceBackend final : public Backend {
 
   void observe(Observation* obs) override {
     obs->vars.resize(vars_.size());
+    obs->cow_copies = cow_copies() - copies_at_begin_;
     for (size_t k = 0; k < vars_.size(); ++k) {
       VarObs& v = obs->vars[k];
       const Tensor& t = vars_[k];
       v.live = t != nullptr;
-      if (!v.live) continue;
+      if (!v.live) {
+        last_data_[k] = nullptr;
+        continue;
+      }
       const Geometry& g = t->geom;
       v.rank = g.rank;
       for (int d = 0; d < g.rank; ++d) {
@@ -49,7 +65,7 @@ class ReferenceBackend final : public Backend {
       v.layout = Layout::kStrided;
       v.device = Device::kCpu;
       v.storage_nbytes = t->storage->nbytes();
-      v.data_null = t->storage->data() == nullptr;
+      v.data_null = t->storage->read_data() == nullptr;
       v.alias_class = static_cast<int32_t>(k);
       v.identity_class = static_cast<int32_t>(k);
       for (size_t j = 0; j < k; ++j) {
@@ -59,6 +75,18 @@ class ReferenceBackend final : public Backend {
         if (vars_[j] == t && v.identity_class == static_cast<int32_t>(k))
           v.identity_class = static_cast<int32_t>(j);
       }
+      const uint8_t* data = t->storage->read_data();
+      v.is_cow = t->storage->is_cow();
+      v.cow_refs = t->storage->is_cow() ? t->storage->cow_refs() : 0;
+      v.foreign = t->storage->foreign();
+      v.data_class = data ? static_cast<int32_t>(k) : -1;
+      for (size_t j = 0; data && j < k; ++j)
+        if (vars_[j] && vars_[j]->storage->read_data() == data) {
+          v.data_class = static_cast<int32_t>(j);
+          break;
+        }
+      v.data_moved = last_data_[k] != nullptr && last_data_[k] != data;
+      last_data_[k] = data;
       v.version_known = true;
       v.version = *t->version;
       v.values.clear();
@@ -125,6 +153,11 @@ class ReferenceBackend final : public Backend {
       case OpId::kContiguous: return contiguous(ctx_, var(0));
       case OpId::kClonePreserveStrides: return clone_preserve_strides(ctx_, var(0));
       case OpId::kTo: return to(ctx_, var(0), to_dtype(a[1].dtype));
+      case OpId::kSum: return sum(ctx_, var(0));
+      case OpId::kLazyClone:
+        return eager_clone_ ? lazy_clone_as_copy(ctx_, var(0)) : lazy_clone(ctx_, var(0));
+      case OpId::kFromBlob: return from_blob(ctx_, span(a[0].list), to_dtype(a[1].dtype));
+      case OpId::kMutableDataPtr: return none(mutable_data_ptr(var(0)));
       case OpId::kShrink: return none(shrink(var(0)));
       case OpId::kRehydrate: return none(rehydrate(ctx_, vars_, &restored_));
       case OpId::kReshrink: return none(reshrink(&restored_));
@@ -141,12 +174,20 @@ class ReferenceBackend final : public Backend {
 
   const Program* program_ = nullptr;
   std::vector<Tensor> vars_;
-  std::vector<std::shared_ptr<Storage>> restored_;  ///< for reshrink
+  std::vector<std::weak_ptr<Storage>> restored_;  ///< for reshrink
+  std::vector<const uint8_t*> last_data_;  ///< data pointers at the last observe
+  int64_t copies_at_begin_ = 0;
+  bool eager_clone_;
   Context ctx_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_reference_backend() { return std::make_unique<ReferenceBackend>(); }
+std::unique_ptr<Backend> make_reference_backend() {
+  return std::make_unique<ReferenceBackend>(false);
+}
+std::unique_ptr<Backend> make_reference_eager_clone_backend() {
+  return std::make_unique<ReferenceBackend>(true);
+}
 
 }  // namespace storcheck

@@ -152,11 +152,28 @@ Error ok() { return Error{}; }
 class TorchCpuBackend final : public Backend {
  public:
   std::string_view name() const override { return "torch_cpu"; }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.cow = STORCHECK_TORCH_HAS_COW;
+    c.cow_refs = false;
+    if (!STORCHECK_TORCH_HAS_COW)
+      c.skipped_note =
+          "COW fields (is_cow, data_class, data_moved) skipped: this LibTorch has no "
+          "_lazy_clone (2.3+); lazy_clone runs as an eager storage copy and only values, "
+          "metadata and errors are compared (C6)";
+    else
+      c.skipped_note = "cow_refs skipped: LibTorch does not expose COW reference counts";
+    return c;
+  }
 
   void begin(const Program& program, const Limits& limits) override {
     limits_ = limits;
     total_bytes_ = 0;
     restored_.clear();
+    vars_.clear();       // tensors first: they may point into blobs_
+    foreign_.clear();
+    blobs_.clear();
+    last_data_.assign(static_cast<size_t>(program.num_vars()), nullptr);
     vars_.assign(static_cast<size_t>(program.num_vars()), at::Tensor());
   }
 
@@ -329,12 +346,17 @@ class TorchCpuBackend final : public Backend {
   Error run_copy(const Step& s);
   Error run_out_of_place(const Step& s);
   Error run_clone_path(const Step& s);
+  Error run_cow_op(const Step& s);
   Error run_storage_op(const Step& s);
   Error pick(const Step& s, const std::vector<at::Tensor>& parts, int64_t index);
 
   Limits limits_;
   int64_t total_bytes_ = 0;
   std::vector<c10::Storage> restored_;  ///< storages `rehydrate` grew, for `reshrink`
+  /// Foreign-owned buffers behind from_blob tensors, freed at the next begin.
+  std::vector<std::unique_ptr<uint8_t[]>> blobs_;
+  std::vector<c10::Storage> foreign_;  ///< the storages from_blob made
+  std::vector<const void*> last_data_;  ///< data pointers at the last observe
   std::vector<at::Tensor> vars_;  ///< indexed by VarId; undefined = unbound
 };
 
@@ -638,6 +660,123 @@ Error TorchCpuBackend::run_clone_path(const Step& s) {
   return run_out_of_place(s);
 }
 
+// Copy-on-write (SEMANTICS group C). With LibTorch 2.3+ lazy_clone is
+// at::_lazy_clone and mutable_data_ptr materializes for real; before 2.3
+// lazy_clone is an eager copy of the whole storage viewed with the same
+// geometry (C1's metadata, C6's values) and mutable_data_ptr changes nothing.
+Error TorchCpuBackend::run_cow_op(const Step& s) {
+  switch (s.op) {
+    case OpId::kSum: {
+      const at::Tensor& t = var(s, 0);
+      // See Note [sum in f64] (impl/ops.cpp): floating sums in f64.
+      DType r = is_floating(from_torch(t.scalar_type())) ? DType::kF64 : DType::kI64;
+      if (Error e = check_alloc("sum", itemsize(r)); e.kind != ErrorKind::kNone) return e;
+      if (Error e = check_fits("sum", t, "input"); e.kind != ErrorKind::kNone) return e;
+      at::Tensor out;
+      {
+        at::AutoDispatchBelowADInplaceOrView below;  // a fresh tensor: version 0
+        out = is_floating(r) ? at::sum(t, at::kDouble) : at::sum(t);
+      }
+      commit(itemsize(r));
+      bind(s, std::move(out));
+      return ok();
+    }
+    case OpId::kFromBlob: {
+      at::IntArrayRef sizes = to_ref(s.args[0].list);
+      DType d = to_dtype(s.args[1].dtype);
+      if (any_negative(sizes)) {
+        (void)at::empty(sizes, at::TensorOptions().dtype(to_torch(d)));  // raises
+        return error(ErrorKind::kOther, "from_blob: LibTorch accepted negative sizes");
+      }
+      int64_t bytes = 0;
+      if (Error e = factory_bytes("from_blob", sizes, d, &bytes); e.kind != ErrorKind::kNone)
+        return e;
+      blobs_.emplace_back(new uint8_t[static_cast<size_t>(std::max<int64_t>(bytes, 1))]());
+      at::Tensor t;
+      {
+        at::AutoDispatchBelowADInplaceOrView below;
+        // S1: a 0-byte storage has a null data pointer, foreign or not.
+        t = at::from_blob(bytes > 0 ? blobs_.back().get() : nullptr, sizes,
+                          at::TensorOptions().dtype(to_torch(d)));
+      }
+      commit(bytes);
+      foreign_.push_back(t.storage());
+      bind(s, std::move(t));
+      return ok();
+    }
+    case OpId::kMutableDataPtr: {
+#if STORCHECK_TORCH_HAS_COW
+      (void)var(s, 0).mutable_data_ptr();
+#else
+      (void)var(s, 0).data_ptr();
+#endif
+      return ok();
+    }
+    case OpId::kLazyClone: {
+      const at::Tensor& t = var(s, 0);
+      int64_t nbytes = storage_nbytes(t);
+      if (is_emptied(t)) {  // R3: a clone path restores zeros (offset 0)
+        Geometry g = geometry_of(t);
+        g.offset = 0;
+        int64_t bytes;
+        if (!g.required_bytes(&bytes))
+          return error(ErrorKind::kStorageSizeOverflow, "lazy_clone: restored size overflows");
+        if (Error e = check_alloc("lazy_clone", bytes); e.kind != ErrorKind::kNone) return e;
+        at::Tensor buffer;
+        {
+          at::AutoDispatchBelowADInplaceOrView below;
+          buffer = at::zeros({bytes / g.itemsize}, t.options());
+        }
+        bind(s, buffer.as_strided(t.sizes(), t.strides(), 0));
+        commit(bytes);
+        return ok();
+      }
+      bool foreign = std::any_of(foreign_.begin(), foreign_.end(), [&](const c10::Storage& f) {
+        return f.unsafeGetStorageImpl() == t.storage().unsafeGetStorageImpl();
+      });
+#if STORCHECK_TORCH_HAS_COW
+      (void)foreign;
+      if (Error e = check_alloc("lazy_clone", nbytes); e.kind != ErrorKind::kNone) return e;
+      at::Tensor c = at::_lazy_clone(t);
+      commit(nbytes);
+      bind(s, std::move(c));
+      return ok();
+#else
+      // C7 on LibTorch < 2.3: there is no lazy clone to refuse a foreign
+      // owner; the stand-in copy refuses it the way _lazy_clone does.
+      if (foreign)
+        return error(ErrorKind::kInvalidArgument,
+                     "lazy_clone: the storage's data has a foreign owner (from_blob) and cannot "
+                     "be lazily cloned");
+      if (Error e = check_alloc("lazy_clone", nbytes); e.kind != ErrorKind::kNone) return e;
+      // A TensorImpl built directly over the copied storage: set_ or
+      // as_strided would check bounds or grow an undersized storage, and a
+      // lazy clone does neither (C1).
+      at::Tensor bytes;
+      {
+        at::AutoDispatchBelowADInplaceOrView below;
+        bytes = at::empty({nbytes}, at::TensorOptions().dtype(at::kByte));
+      }
+      if (nbytes > 0) std::memcpy(bytes.data_ptr(), t.storage().data(), static_cast<size_t>(nbytes));
+      // lazy_clone_storage (2.3+) keeps the source's resizable flag.
+      bytes.storage().unsafeGetStorageImpl()->set_resizable(t.storage().resizable());
+      auto impl = c10::make_intrusive<c10::TensorImpl>(c10::Storage(bytes.storage()),
+                                                       c10::DispatchKeySet(c10::DispatchKey::CPU),
+                                                       t.dtype());
+      impl->set_sizes_and_strides(t.sizes(), t.strides());
+      impl->set_storage_offset(t.storage_offset());
+      at::Tensor c(std::move(impl));
+      commit(nbytes);
+      bind(s, std::move(c));
+      return ok();
+#endif
+    }
+    default: break;
+  }
+  SC_ASSERT(false, "run_cow_op: not a COW op");
+  return ok();
+}
+
 // Storage shrink and restore (SEMANTICS group R) with LibTorch's real
 // storage resize (resize_bytes_cpu, what untyped_storage().resize_() runs).
 Error TorchCpuBackend::run_storage_op(const Step& s) {
@@ -873,6 +1012,10 @@ Error TorchCpuBackend::run(const Step& s) {
     case OpId::kReshrink:
     case OpId::kResizeStorage:
     case OpId::kSetNonresizable: return run_storage_op(s);
+    case OpId::kSum:
+    case OpId::kLazyClone:
+    case OpId::kFromBlob:
+    case OpId::kMutableDataPtr: return run_cow_op(s);
 
     // Lifetime.
     case OpId::kDrop: var(s, 0) = at::Tensor(); return ok();
@@ -892,6 +1035,7 @@ void TorchCpuBackend::observe(Observation* obs) {
     o.values.clear();
     o.live = t.defined();
     if (!o.live) {
+      last_data_[v] = nullptr;
       o.rank = 0;
       o.offset = 0;
       o.storage_nbytes = 0;
@@ -917,6 +1061,22 @@ void TorchCpuBackend::observe(Observation* obs) {
     o.storage_nbytes = storage_nbytes(t);
     const c10::StorageImpl* storage = t.storage().unsafeGetStorageImpl();
     o.data_null = storage->data() == nullptr;
+    // Read the pointer without materializing (StorageImpl::data() is const).
+    const void* data = static_cast<const c10::StorageImpl*>(storage)->data();
+#if STORCHECK_TORCH_HAS_COW
+    o.is_cow = c10::impl::cow::is_cow_data_ptr(storage->data_ptr());
+#else
+    o.is_cow = false;
+#endif
+    o.data_class = data ? static_cast<int32_t>(v) : -1;
+    for (size_t w = 0; data && w < v; ++w)
+      if (vars_[w].defined() &&
+          static_cast<const c10::StorageImpl*>(vars_[w].storage().unsafeGetStorageImpl())->data() == data) {
+        o.data_class = static_cast<int32_t>(w);
+        break;
+      }
+    o.data_moved = last_data_[v] != nullptr && last_data_[v] != data;
+    last_data_[v] = data;
     const c10::TensorImpl* impl = t.unsafeGetTensorImpl();
     o.alias_class = static_cast<int32_t>(v);
     o.identity_class = static_cast<int32_t>(v);

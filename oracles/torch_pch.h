@@ -16,3 +16,12 @@
 #if __has_include(<torch/version.h>)
 #include <torch/version.h>
 #endif
+
+// Copy-on-write storage (at::_lazy_clone) arrived in PyTorch 2.3; detected
+// here at build time (issue: COW oracle), 0 for Debian's LibTorch 1.13.
+#if __has_include(<c10/core/impl/COW.h>)
+#include <c10/core/impl/COW.h>
+#define STORCHECK_TORCH_HAS_COW 1
+#else
+#define STORCHECK_TORCH_HAS_COW 0
+#endif
