@@ -158,6 +158,9 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
       << main_backends.all().size() << " backends (reference"
       << (main_backends.torch_cpu ? ", torch_cpu " + torch_version() : "") << ")"
       << (opt.plant_fault.empty() ? "" : ", planted fault " + opt.plant_fault) << "\n";
+  for (Backend* b : main_backends.all())
+    if (!b->capabilities().skipped_note.empty())
+      out << "note: " << b->name() << ": " << b->capabilities().skipped_note << "\n";
 
   // 1) Replay every regression file.
   std::string reg_dir = opt.corpus_dir + "/regressions";

@@ -33,6 +33,9 @@ int run_repro(const ReproOptions& opt, std::ostream& out, std::ostream& err) {
       << " backends (";
   for (size_t b = 0; b < list.size(); ++b) out << (b ? ", " : "") << list[b]->name();
   out << ")\n";
+  for (Backend* b : list)
+    if (!b->capabilities().skipped_note.empty())
+      out << "note: " << b->name() << ": " << b->capabilities().skipped_note << "\n";
   if (list.size() < 2)
     out << "note: only the reference backend is available (built without LibTorch); nothing "
            "to compare\n";
