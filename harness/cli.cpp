@@ -8,6 +8,7 @@
 
 #include <rapidcheck.h>
 
+#include "harness/bench.h"
 #include "harness/gate.h"
 #include "harness/properties.h"
 
@@ -50,6 +51,8 @@ void usage(std::ostream& o) {
        "                     corpus/regressions/; a summary table with programs/s\n"
        "  check PROPERTY     one property (honours RC_PARAMS: seed, max_success, max_size, noshrink)\n"
        "  repro FILE         run a program on every backend; print the trace and the first divergence\n"
+       "  bench              throughput report: programs/s per mode, ratios, scaling, peak RSS\n"
+       "                     (--json)\n"
        "  list               the properties\n"
        "  help               this text\n\n"
        "flags:\n";
@@ -115,7 +118,8 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
     return 0;
   }
   char cmd_letter = o.command == "gate" ? 'g' : o.command == "check" ? 'c'
-                    : o.command == "repro" ? 'r' : o.command == "list" ? 'l' : 0;
+                    : o.command == "repro" ? 'r' : o.command == "list" ? 'l'
+                    : o.command == "bench" ? 'b' : 0;
   if (!cmd_letter) return fail_usage(err, "unknown command '" + o.command + "'");
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
@@ -199,6 +203,17 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
   if (o.command == "list") {
     for (const Property& p : properties()) out << p.name << "  " << p.summary << "\n";
     return 0;
+  }
+  if (o.command == "bench") {
+    if (!o.positional.empty()) return fail_usage(err, "bench takes no argument '" + o.positional[0] + "'");
+    BenchOptions b;
+    if (o.seed_set) b.seed = seed;
+    if (o.programs_set) b.programs = programs;
+    int64_t steps = 16;
+    if (o.steps_set) parse_i64(o.steps, &steps, 1, 4096);
+    b.steps = static_cast<int>(steps);
+    b.json = o.json_set;
+    return run_bench(b, out, err);
   }
   if (o.command == "gate") {
     if (!o.positional.empty()) return fail_usage(err, "gate takes no argument '" + o.positional[0] + "'");

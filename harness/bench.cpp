@@ -1,0 +1,496 @@
+#include "harness/bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "generators/program_gen.h"
+#include "oracles/backend.h"
+#include "oracles/known_divergences.h"
+#include "oracles/runner.h"
+
+namespace storcheck {
+
+namespace {
+
+/// One timed pass over a set of programs, or (after run_interleaved) the
+/// median of kBenchRepetitions of them.
+struct Measure {
+  double seconds = 0;     ///< pass time (median after run_interleaved)
+  int64_t programs = 0;   ///< programs per pass
+  int64_t steps_run = 0;  ///< steps executed per pass (skipped steps excluded)
+  int64_t diverged = 0;   ///< programs whose run ended at a divergence, per pass
+  double programs_per_second() const { return seconds > 0 ? programs / seconds : 0; }
+  double us_per_program() const { return programs > 0 ? 1e6 * seconds / programs : 0; }
+  double us_per_step() const { return steps_run > 0 ? 1e6 * seconds / steps_run : 0; }
+  double steps_per_second() const { return seconds > 0 ? steps_run / seconds : 0; }
+};
+
+/// One row of the four-mode table.
+struct ModeRow {
+  const char* key = "";     ///< JSON name
+  const char* label = "";   ///< table label
+  const char* target = "";  ///< DESIGN.md target, "" when none
+  double target_pps = 0;    ///< programs/s the target asks for, 0 when none
+  bool skipped = false;
+  Measure m;
+};
+
+ModeRow mode_row(const char* key, const char* label, const char* target, double target_pps) {
+  ModeRow r;
+  r.key = key;
+  r.label = label;
+  r.target = target;
+  r.target_pps = target_pps;
+  return r;
+}
+
+/// One row of a scaling table.
+struct ScaleRow {
+  int steps = 0;
+  int64_t max_numel = 0;
+  Measure m;
+};
+
+struct BenchReport {
+  BenchOptions opt;
+  bool have_torch = false;
+  std::string skip_reason;  ///< why LibTorch rows are skipped
+  std::string torch_version;
+  std::vector<ModeRow> modes;
+  std::vector<ScaleRow> by_length;
+  std::vector<ScaleRow> by_numel;
+  const char* scaling_mode = "";  ///< "full check" or "reference only"
+  double generator_us = 0;        ///< per program
+  int64_t peak_rss_kib = -1;      ///< VmHWM after the four modes; -1: unreadable
+  int64_t program_set_kib = 0;    ///< the modes' pre-generated programs, about
+  int64_t peak_rss_end_kib = -1;  ///< VmHWM at the end (scaling sets included)
+  double total_seconds = 0;
+};
+
+using Clock = std::chrono::steady_clock;
+
+/// RapidCheck size cycles 0..kMaxSize over the programs (CheckOptions default).
+constexpr int kMaxSize = 100;
+constexpr int kLengths[] = {4, 16, 64, 256};
+constexpr int64_t kNumels[] = {1, 64, 4096};
+/// Fewest programs per pass in a scaling row.
+constexpr int64_t kMinScalePrograms = 8;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> xs) {
+  std::sort(xs.begin(), xs.end());
+  size_t n = xs.size();
+  return n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
+}
+
+GenConfig bench_config(int steps, int64_t max_numel) {
+  GenConfig c;
+  c.min_steps = steps;
+  c.max_steps = steps;
+  c.max_numel = max_numel;
+  return c;
+}
+
+/// Program i from the i-th split of rc::Random(seed), as check_property draws.
+std::vector<Program> pregenerate(const GenConfig& cfg, uint64_t seed, int64_t n) {
+  rc::Gen<Program> gen = gen_program(cfg);
+  rc::Random root(seed);
+  std::vector<Program> out;
+  out.reserve(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    rc::Random r = root.split();
+    out.push_back(gen(r, static_cast<int>(i % (kMaxSize + 1))).value());
+  }
+  return out;
+}
+
+/// One timed pass over a set of programs; fills every field of a Measure.
+using Pass = std::function<Measure()>;
+
+/// Runs each pass kBenchRepetitions times, the passes interleaved (pass 1,
+/// pass 2, ..., then again), so that a burst of load on a shared machine
+/// slows every mode alike and the ratios stay meaningful. Each result is the
+/// median pass time with the counts of the last pass.
+std::vector<Measure> run_interleaved(const std::vector<Pass>& passes) {
+  std::vector<std::vector<double>> times(passes.size());
+  std::vector<Measure> out(passes.size());
+  for (int rep = 0; rep < kBenchRepetitions; ++rep) {
+    for (size_t k = 0; k < passes.size(); ++k) {
+      out[k] = passes[k]();
+      times[k].push_back(out[k].seconds);
+    }
+  }
+  for (size_t k = 0; k < passes.size(); ++k) out[k].seconds = median(times[k]);
+  return out;
+}
+
+/// A pass: every program through `runner` (run, observe, compare).
+Pass runs_pass(Runner* runner, const std::vector<Program>* programs) {
+  return [runner, programs] {
+    Measure m;
+    m.programs = static_cast<int64_t>(programs->size());
+    Clock::time_point t0 = Clock::now();
+    for (const Program& p : *programs) {
+      RunReport r = runner->run(p);
+      m.steps_run += r.steps_run;
+      m.diverged += r.diverged ? 1 : 0;
+    }
+    m.seconds = seconds_since(t0);
+    return m;
+  };
+}
+
+/// A pass: generation and the run together, program by program, as
+/// check_property runs a differential property.
+Pass end_to_end_pass(Runner* runner, const GenConfig& cfg, uint64_t seed, int64_t n) {
+  return [runner, gen = gen_program(cfg), seed, n] {
+    Measure m;
+    m.programs = n;
+    Clock::time_point t0 = Clock::now();
+    rc::Random root(seed);
+    for (int64_t i = 0; i < n; ++i) {
+      rc::Random r = root.split();
+      rc::Shrinkable<Program> sp = gen(r, static_cast<int>(i % (kMaxSize + 1)));
+      Program p = sp.value();
+      RunReport rep = runner->run(p);
+      m.steps_run += rep.steps_run;
+      m.diverged += rep.diverged ? 1 : 0;
+    }
+    m.seconds = seconds_since(t0);
+    return m;
+  };
+}
+
+/// The median of kBenchRepetitions passes over one program set.
+Measure time_runs(const std::vector<Backend*>& backends, const std::vector<Program>& programs) {
+  Runner runner(backends, Limits{});
+  return run_interleaved({runs_pass(&runner, &programs)}).front();
+}
+
+/// Median microseconds to draw one program (the Shrinkable and its value).
+double time_generator(const GenConfig& cfg, uint64_t seed, int64_t n) {
+  std::vector<double> times;
+  size_t sink = 0;
+  for (int rep = 0; rep < kBenchRepetitions; ++rep) {
+    Clock::time_point t0 = Clock::now();
+    std::vector<Program> v = pregenerate(cfg, seed, n);
+    times.push_back(seconds_since(t0));
+    sink += v.back().steps.size();
+  }
+  return sink > 0 ? 1e6 * median(times) / static_cast<double>(n) : 0;
+}
+
+/// Heap bytes of a program set, about (steps and names).
+int64_t program_bytes(const std::vector<Program>& programs) {
+  size_t n = programs.capacity() * sizeof(Program);
+  for (const Program& p : programs) {
+    n += p.steps.capacity() * sizeof(Step);
+    for (const std::string& name : p.var_names) n += sizeof(std::string) + name.capacity();
+  }
+  return static_cast<int64_t>(n);
+}
+
+/// VmHWM of this process in KiB, -1 when unreadable (not Linux).
+int64_t peak_rss_kib() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::atoll(line.c_str() + 6);
+  }
+  return -1;
+}
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+/// "12,345" style integers are hard to paste into tools; keep plain digits.
+std::string fixed0(double v) { return fmt("%.0f", v); }
+
+std::string pad(std::string s, size_t width, bool right = true) {
+  if (s.size() >= width) return s;
+  std::string fill(width - s.size(), ' ');
+  return right ? fill + s : s + fill;
+}
+
+std::string json_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) continue;
+    o += c;
+  }
+  return o;
+}
+
+const ModeRow* find_mode(const BenchReport& r, const char* key) {
+  for (const ModeRow& m : r.modes)
+    if (std::string(m.key) == key) return &m;
+  return nullptr;
+}
+
+/// reference/LibTorch and full/LibTorch; negative when a row is skipped.
+double ratio(const BenchReport& r, const char* num, const char* den) {
+  const ModeRow* a = find_mode(r, num);
+  const ModeRow* b = find_mode(r, den);
+  if (!a || !b || a->skipped || b->skipped || b->m.programs_per_second() <= 0) return -1;
+  return a->m.programs_per_second() / b->m.programs_per_second();
+}
+
+/// Per-program cost of a length row relative to the 16-step row (-1: none).
+double cost_vs_16(const BenchReport& r, const ScaleRow& row) {
+  for (const ScaleRow& s : r.by_length)
+    if (s.steps == 16 && s.m.us_per_program() > 0)
+      return row.m.us_per_program() / s.m.us_per_program();
+  return -1;
+}
+
+void print_table(const BenchReport& r, std::ostream& out) {
+  out << "storcheck bench: seed " << r.opt.seed << ", " << r.opt.programs << " programs of "
+      << r.opt.steps << " steps per pass, median of " << kBenchRepetitions << " passes, 1 thread\n";
+  out << "LibTorch: " << (r.have_torch ? r.torch_version : "absent, " + r.skip_reason) << "\n\n";
+
+  out << pad("mode", 34, false) << pad("programs/s", 12) << pad("us/program", 12)
+      << pad("steps/s", 12) << "  target\n";
+  for (const ModeRow& m : r.modes) {
+    out << pad(m.label, 34, false);
+    if (m.skipped) {
+      out << "  skipped: " << r.skip_reason << "\n";
+      continue;
+    }
+    out << pad(fixed0(m.m.programs_per_second()), 12) << pad(fmt("%.1f", m.m.us_per_program()), 12)
+        << pad(fixed0(m.m.steps_per_second()), 12);
+    if (*m.target) {
+      out << "  " << m.target;
+      if (m.target_pps > 0 && r.opt.steps != 16)
+        out << " (for 16 steps)";
+      else if (m.target_pps > 0)
+        out << (m.m.programs_per_second() >= m.target_pps ? " (met)" : " (missed)");
+    }
+    out << "\n";
+  }
+  out << "\n";
+  double rt = ratio(r, "reference", "torch_cpu");
+  double ft = ratio(r, "full_check", "torch_cpu");
+  if (rt < 0) {
+    out << "ratio reference / LibTorch only:   skipped: " << r.skip_reason << "\n";
+    out << "ratio full check / LibTorch only:  skipped: " << r.skip_reason << "\n";
+  } else {
+    out << "ratio reference / LibTorch only:   " << fmt("%.2f", rt)
+        << "x  (target >= 10x: " << (rt >= 10 ? "met" : "missed") << ")\n";
+    out << "ratio full check / LibTorch only:  " << fmt("%.2f", ft)
+        << "x  (1.0 would mean the reference and the comparison cost nothing)\n";
+  }
+  if (const ModeRow* full = find_mode(r, "full_check"); full && !full->skipped)
+    out << "diverged programs per pass (full check): " << full->m.diverged << " of "
+        << full->m.programs << " (a divergence ends its program early)\n";
+
+  out << "\nscaling with program length (" << r.scaling_mode << ", max_numel 64, about "
+      << r.opt.programs * r.opt.steps << " steps per pass)\n";
+  out << pad("steps", 8) << pad("programs", 10) << pad("programs/s", 12) << pad("us/program", 12)
+      << pad("us/step", 10) << pad("vs 16 steps", 13) << "\n";
+  for (const ScaleRow& s : r.by_length) {
+    double c = cost_vs_16(r, s);
+    out << pad(std::to_string(s.steps), 8) << pad(std::to_string(s.m.programs), 10)
+        << pad(fixed0(s.m.programs_per_second()), 12) << pad(fmt("%.1f", s.m.us_per_program()), 12)
+        << pad(fmt("%.2f", s.m.us_per_step()), 10) << pad(c < 0 ? "-" : fmt("%.2fx", c), 13);
+    if (s.steps == 256 && c >= 0) out << "  target <= 20x (" << (c <= 20 ? "met" : "missed") << ")";
+    out << "\n";
+  }
+
+  out << "\nscaling with tensor size (" << r.scaling_mode << ", " << r.opt.steps
+      << " steps, GenConfig::max_numel)\n";
+  out << pad("max_numel", 10) << pad("programs", 10) << pad("programs/s", 12)
+      << pad("us/program", 12) << pad("us/step", 10) << "\n";
+  for (const ScaleRow& s : r.by_numel) {
+    out << pad(std::to_string(s.max_numel), 10) << pad(std::to_string(s.m.programs), 10)
+        << pad(fixed0(s.m.programs_per_second()), 12) << pad(fmt("%.1f", s.m.us_per_program()), 12)
+        << pad(fmt("%.2f", s.m.us_per_step()), 10) << "\n";
+  }
+
+  out << "\ngenerator: " << fmt("%.1f", r.generator_us) << " us per program (" << r.opt.steps
+      << " steps)\n";
+  auto mib = [](int64_t kib) {
+    return kib < 0 ? std::string("unavailable") : fmt("%.1f", kib / 1024.0) + " MiB";
+  };
+  out << "peak RSS (VmHWM): " << mib(r.peak_rss_kib) << " after the four modes, with "
+      << mib(r.program_set_kib) << " of pre-generated programs"
+      << (r.have_torch ? " and LibTorch's libraries" : "") << "; " << mib(r.peak_rss_end_kib)
+      << " at the end (scaling sets)\n";
+  out << "bench time: " << fmt("%.1f", r.total_seconds) << " s\n";
+}
+
+std::string json_measure(const Measure& m) {
+  return "\"programs\": " + std::to_string(m.programs) +
+         ", \"programs_per_second\": " + fmt("%.1f", m.programs_per_second()) +
+         ", \"us_per_program\": " + fmt("%.3f", m.us_per_program()) +
+         ", \"steps_per_second\": " + fmt("%.1f", m.steps_per_second()) +
+         ", \"us_per_step\": " + fmt("%.4f", m.us_per_step()) +
+         ", \"steps_run\": " + std::to_string(m.steps_run) +
+         ", \"diverged\": " + std::to_string(m.diverged);
+}
+
+void print_json(const BenchReport& r, std::ostream& out) {
+  out << "{\n";
+  out << "  \"seed\": " << r.opt.seed << ", \"programs\": " << r.opt.programs
+      << ", \"steps\": " << r.opt.steps << ", \"repetitions\": " << kBenchRepetitions
+      << ", \"threads\": 1,\n";
+  out << "  \"torch\": " << (r.have_torch ? "true" : "false") << ", \"torch_version\": \""
+      << json_escape(r.torch_version) << "\", \"skip_reason\": \"" << json_escape(r.skip_reason)
+      << "\",\n";
+  out << "  \"modes\": [\n";
+  for (size_t k = 0; k < r.modes.size(); ++k) {
+    const ModeRow& m = r.modes[k];
+    out << "    {\"mode\": \"" << m.key << "\", ";
+    if (m.skipped)
+      out << "\"skipped\": true, \"programs_per_second\": null";
+    else
+      out << "\"skipped\": false, " << json_measure(m.m);
+    out << (k + 1 < r.modes.size() ? "},\n" : "}\n");
+  }
+  out << "  ],\n";
+  auto num_or_null = [](double v) { return v < 0 ? std::string("null") : fmt("%.4f", v); };
+  out << "  \"ratios\": {\"reference_over_torch\": "
+      << num_or_null(ratio(r, "reference", "torch_cpu"))
+      << ", \"full_check_over_torch\": " << num_or_null(ratio(r, "full_check", "torch_cpu"))
+      << "},\n";
+  out << "  \"scaling_mode\": \"" << r.scaling_mode << "\",\n";
+  out << "  \"length_scaling\": [\n";
+  for (size_t k = 0; k < r.by_length.size(); ++k) {
+    const ScaleRow& s = r.by_length[k];
+    out << "    {\"steps\": " << s.steps << ", " << json_measure(s.m)
+        << ", \"cost_vs_16_steps\": " << num_or_null(cost_vs_16(r, s))
+        << (k + 1 < r.by_length.size() ? "},\n" : "}\n");
+  }
+  out << "  ],\n";
+  out << "  \"size_scaling\": [\n";
+  for (size_t k = 0; k < r.by_numel.size(); ++k) {
+    const ScaleRow& s = r.by_numel[k];
+    out << "    {\"max_numel\": " << s.max_numel << ", " << json_measure(s.m)
+        << (k + 1 < r.by_numel.size() ? "},\n" : "}\n");
+  }
+  out << "  ],\n";
+  out << "  \"generator_us_per_program\": " << fmt("%.3f", r.generator_us) << ",\n";
+  auto kib_or_null = [](int64_t v) { return v < 0 ? std::string("null") : std::to_string(v); };
+  out << "  \"peak_rss_kib\": " << kib_or_null(r.peak_rss_kib)
+      << ", \"program_set_kib\": " << r.program_set_kib
+      << ", \"peak_rss_end_kib\": " << kib_or_null(r.peak_rss_end_kib) << ",\n";
+  out << "  \"bench_seconds\": " << fmt("%.2f", r.total_seconds) << "\n";
+  out << "}\n";
+}
+
+}  // namespace
+
+int run_bench(const BenchOptions& opt, std::ostream& out, std::ostream& err) {
+  if (opt.programs < 1 || opt.steps < 1 || opt.steps > 4096) {
+    err << "Incorrect usage: storcheck bench needs --programs >= 1 and --steps in 1..4096 (got "
+        << opt.programs << " programs, " << opt.steps << " steps)\n";
+    return 2;
+  }
+  Clock::time_point start = Clock::now();
+  BenchReport r;
+  r.opt = opt;
+  std::unique_ptr<Backend> ref = make_reference_backend();
+  std::unique_ptr<Backend> torch = make_torch_cpu_backend();
+  r.have_torch = torch != nullptr;
+  if (r.have_torch)
+    r.torch_version = torch_version();
+  else
+    r.skip_reason = "built without LibTorch: make_torch_cpu_backend() returned null";
+
+  std::vector<Backend*> ref_only{ref.get()};
+  std::vector<Backend*> both{ref.get()};
+  if (torch) both.push_back(torch.get());
+  // The scaling rows need the differential check; without LibTorch they
+  // measure the reference alone rather than print nothing.
+  const std::vector<Backend*>& scaling = r.have_torch ? both : ref_only;
+  r.scaling_mode = r.have_torch ? "full check" : "reference only: LibTorch missing";
+
+  GenConfig cfg = bench_config(opt.steps, 64);
+  std::vector<Program> programs = pregenerate(cfg, opt.seed, opt.programs);
+
+  ModeRow mref = mode_row("reference", "reference only", ">= 10x LibTorch only", 0);
+  ModeRow mtorch = mode_row("torch_cpu", "LibTorch only", "", 0);
+  ModeRow mfull = mode_row("full_check", "full check (pre-generated)", ">= 15000/s", 15000);
+  ModeRow me2e = mode_row("end_to_end", "end to end (generation included)", ">= 10000/s", 10000);
+  if (torch) {
+    Runner ref_runner(ref_only, Limits{});
+    Runner torch_runner({torch.get()}, Limits{});
+    Runner full_runner(both, Limits{});
+    std::vector<Measure> ms =
+        run_interleaved({runs_pass(&ref_runner, &programs), runs_pass(&torch_runner, &programs),
+                         runs_pass(&full_runner, &programs),
+                         end_to_end_pass(&full_runner, cfg, opt.seed, opt.programs)});
+    mref.m = ms[0];
+    mtorch.m = ms[1];
+    mfull.m = ms[2];
+    me2e.m = ms[3];
+  } else {
+    mref.m = time_runs(ref_only, programs);
+    mtorch.skipped = mfull.skipped = me2e.skipped = true;
+  }
+  r.modes = {mref, mtorch, mfull, me2e};
+  r.peak_rss_kib = peak_rss_kib();
+  r.program_set_kib = program_bytes(programs) / 1024;
+  programs = std::vector<Program>();
+
+  // Each scaling group is timed interleaved, like the modes (its program
+  // sets are alive together, which is why the peak RSS is read above).
+  Runner scaling_runner(scaling, Limits{});
+  {
+    const int64_t step_budget = opt.programs * opt.steps;
+    std::vector<std::vector<Program>> sets;
+    std::vector<Pass> passes;
+    for (int len : kLengths)
+      sets.push_back(pregenerate(bench_config(len, 64), opt.seed,
+                                 std::max(kMinScalePrograms, step_budget / len)));
+    for (const std::vector<Program>& set : sets) passes.push_back(runs_pass(&scaling_runner, &set));
+    std::vector<Measure> ms = run_interleaved(passes);
+    for (size_t k = 0; k < ms.size(); ++k) {
+      ScaleRow row;
+      row.steps = kLengths[k];
+      row.max_numel = 64;
+      row.m = ms[k];
+      r.by_length.push_back(row);
+    }
+  }
+  {
+    std::vector<std::vector<Program>> sets;
+    std::vector<Pass> passes;
+    for (int64_t numel : kNumels)
+      sets.push_back(pregenerate(bench_config(opt.steps, numel), opt.seed, opt.programs));
+    for (const std::vector<Program>& set : sets) passes.push_back(runs_pass(&scaling_runner, &set));
+    std::vector<Measure> ms = run_interleaved(passes);
+    for (size_t k = 0; k < ms.size(); ++k) {
+      ScaleRow row;
+      row.steps = opt.steps;
+      row.max_numel = kNumels[k];
+      row.m = ms[k];
+      r.by_numel.push_back(row);
+    }
+  }
+  r.generator_us = time_generator(cfg, opt.seed, opt.programs);
+  r.peak_rss_end_kib = peak_rss_kib();
+  r.total_seconds = seconds_since(start);
+
+  if (opt.json)
+    print_json(r, out);
+  else
+    print_table(r, out);
+  return 0;
+}
+
+}  // namespace storcheck

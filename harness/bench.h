@@ -1,0 +1,48 @@
+// `storcheck bench`: the throughput report of DESIGN.md "Hard numbers" and
+// issue 8. One run, on the calling thread (one core), measures:
+//   - programs/s for pre-generated programs in four modes: the reference
+//     alone, LibTorch CPU alone, the full differential check (both backends,
+//     observations compared after every step), and end to end (generation
+//     and the full check, as check_property runs a differential property);
+//   - the ratios reference / LibTorch and full check / LibTorch;
+//   - scaling of the full check with program length (4, 16, 64, 256 steps)
+//     and with tensor size (GenConfig::max_numel 1, 64, 4096);
+//   - generator cost per program and the process's peak RSS (VmHWM).
+//
+// Invariant: the programs are a pure function of (seed, programs, steps):
+// program i is gen_program(cfg) drawn from the i-th split() of
+// rc::Random(seed) at RapidCheck size i % 101, as harness/properties.cpp
+// draws them. Every rate is the median of kBenchRepetitions timed passes
+// over the same programs (steady_clock). The passes of the four modes are
+// interleaved (as are those of each scaling group), so that load from other
+// processes on a shared machine slows the modes alike and the ratios stay
+// meaningful. Without LibTorch the LibTorch, full-check and end-to-end rows
+// are printed as skipped (with the reason) and the scaling rows measure the
+// reference alone.
+//
+//   BenchOptions o; o.programs = 2000; o.json = true;
+//   int code = run_bench(o, std::cout, std::cerr);  // 0, or 2 on bad options
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+
+namespace storcheck {
+
+/// Timed passes per measurement; every reported rate is their median.
+inline constexpr int kBenchRepetitions = 5;
+
+struct BenchOptions {
+  uint64_t seed = 1;        ///< seed of the pre-generated programs
+  int64_t programs = 2000;  ///< programs per pass in each mode (scaling rows keep programs*steps)
+  int steps = 16;           ///< steps per program in the four modes
+  bool json = false;        ///< one JSON object instead of the table
+};
+
+/// Runs the benchmark and prints the table (or JSON) to `out`. Returns 0, or
+/// 2 with an "Incorrect usage:" line on `err` when programs < 1 or steps is
+/// outside 1..4096. Never fails on slow numbers: targets are printed beside
+/// the figures, not enforced.
+int run_bench(const BenchOptions& opt, std::ostream& out, std::ostream& err);
+
+}  // namespace storcheck
