@@ -107,10 +107,7 @@ int fail_usage(std::ostream& err, const std::string& msg) {
 
 int storcheck_main(int argc, const char* const* argv, const char* rc_params, std::ostream& out,
                    std::ostream& err) {
-  if (argc < 2) {
-    usage(err);
-    return 2;
-  }
+  if (argc < 2) return fail_usage(err, "missing COMMAND (gate, check, repro, bench, list, help)");
   Options o;
   o.command = argv[1];
   if (o.command == "help" || o.command == "--help" || o.command == "-h") {

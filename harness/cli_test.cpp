@@ -50,6 +50,10 @@ int count_lines(const std::string& s) {
 }
 
 TEST(Cli, UnknownCommandAndFlagExitTwoWithOneLine) {
+  Outcome none = cli({});
+  EXPECT_EQ(none.code, 2);
+  EXPECT_EQ(count_lines(none.err), 1) << none.err;
+  EXPECT_NE(none.err.find("missing COMMAND"), std::string::npos);
   Outcome a = cli({"frobnicate"});
   EXPECT_EQ(a.code, 2);
   EXPECT_NE(a.err.find("unknown command 'frobnicate'"), std::string::npos);

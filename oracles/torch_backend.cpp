@@ -839,10 +839,14 @@ Error TorchCpuBackend::run_storage_op(const Step& s) {
       return ok();
     }
     case OpId::kReshrink: {
+      // A storage that only this list still holds has died with its tensors
+      // (the reference holds these weakly): it is skipped.
+      auto alive = [](const c10::Storage& st) { return st.use_count() > 1; };
       for (const c10::Storage& st : restored_)
-        if (!st.unsafeGetStorageImpl()->resizable())
+        if (alive(st) && !st.unsafeGetStorageImpl()->resizable())
           return error(ErrorKind::kNonResizable, "Trying to resize storage that is not resizable");
-      for (const c10::Storage& st : restored_) at::native::resize_bytes_cpu(st.unsafeGetStorageImpl(), 0);
+      for (const c10::Storage& st : restored_)
+        if (alive(st)) at::native::resize_bytes_cpu(st.unsafeGetStorageImpl(), 0);
       restored_.clear();
       return ok();
     }

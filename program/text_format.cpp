@@ -113,7 +113,7 @@ class StepChecker {
     const OpInfo& info = step.info();
     if (step.nargs != info.signature.size()) {
       *err = std::string(info.name) + " takes " + std::to_string(info.signature.size()) +
-             " arguments, got " + std::to_string(step.nargs) + " (usage: " + usage(info) + ")";
+             (info.signature.size() == 1 ? " argument, got " : " arguments, got ") + std::to_string(step.nargs) + " (usage: " + usage(info) + ")";
       return false;
     }
     for (int k = 0; k < step.nargs; ++k) {
@@ -326,7 +326,7 @@ class Parser {
     int nargs = n - first - 1;
     if (nargs != static_cast<int>(info.signature.size())) {
       *err = std::string(info.name) + " takes " + std::to_string(info.signature.size()) +
-             " arguments, got " + std::to_string(nargs) + " (usage: " + usage(info) + ")";
+             (info.signature.size() == 1 ? " argument, got " : " arguments, got ") + std::to_string(nargs) + " (usage: " + usage(info) + ")";
       return false;
     }
     if (info.result == OpResult::kTensor && out_name.empty()) {

@@ -1,0 +1,2 @@
+# storcheck bad input: a name starting with a digit
+1t = zeros [2] f32

@@ -1,0 +1,1 @@
+t0 = zeros [2] f32t1 = alias t0drop t1

@@ -1,0 +1,2 @@
+# storcheck bad input: '=' with no op
+t0 =
