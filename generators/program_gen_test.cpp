@@ -528,8 +528,9 @@ TEST(CowConfig, ModelOfLazyCloneFromBlobAndSum) {
       }
       if (s.op == OpId::kSum && used) {
         const StepTrace& c = tr[u];
+        // Note [sum in f64] (impl/ops.cpp): floating sums are f64.
         DTypeArg d = t.input.dtype == DTypeArg::kF32 || t.input.dtype == DTypeArg::kF64
-                         ? t.input.dtype
+                         ? DTypeArg::kF64
                          : DTypeArg::kI64;
         EXPECT_TRUE(same_model(c.input, ModelTensor{IntList{}, IntList{}, 0, d}))
             << print_program(p);
