@@ -597,10 +597,14 @@ bool storage_covers(const TensorImpl& t) {
 }
 
 void read_elements(const TensorImpl& t, std::vector<uint8_t>* out) {
-  int64_t is = t.geom.itemsize;
+  const size_t is = static_cast<size_t>(t.geom.itemsize);
+  size_t at = out->size();
+  out->resize(at + static_cast<size_t>(t.numel()) * is);
+  const uint8_t* base = t.storage->read_data();
+  uint8_t* dst = out->data() + at;
   for_each_offset(t.geom, [&](int64_t o) {
-    const uint8_t* p = t.storage->read_data() + o * is;
-    out->insert(out->end(), p, p + is);
+    std::memcpy(dst, base + o * static_cast<int64_t>(is), is);
+    dst += is;
   });
 }
 

@@ -44,6 +44,15 @@ struct Capabilities {
   std::string_view skipped_note;
 };
 
+/// Which variables' element values observe() must read again. Metadata
+/// (sizes, strides, aliasing, versions, data addresses) is always read for
+/// every variable; values only where the step could have changed them.
+/// See Note [Incremental observation] in oracles/runner.cpp.
+struct ObserveScope {
+  bool all_values = true;  ///< every live variable
+  VarId fresh = kNoVar;    ///< else only this one (and any variable newly live)
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -57,7 +66,7 @@ class Backend {
   virtual Error run_step(const Step& step) = 0;
   /// Fills obs->vars (resized to the program's variable count) with every
   /// variable's state. `error`/`skipped` are filled by the Runner.
-  virtual void observe(Observation* obs) = 0;
+  virtual void observe(Observation* obs, const ObserveScope& scope = {}) = 0;
 };
 
 /// DTypeArg (program/) to DType (impl/): same order by construction.

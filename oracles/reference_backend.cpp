@@ -43,12 +43,13 @@ class ReferenceBackend final : public Backend {
     return {};
   }
 
-  void observe(Observation* obs) override {
+  void observe(Observation* obs, const ObserveScope& scope = {}) override {
     obs->vars.resize(vars_.size());
     obs->cow_copies = cow_copies() - copies_at_begin_;
     for (size_t k = 0; k < vars_.size(); ++k) {
       VarObs& v = obs->vars[k];
       const Tensor& t = vars_[k];
+      bool refresh = scope.all_values || static_cast<VarId>(k) == scope.fresh || !v.live;
       v.live = t != nullptr;
       if (!v.live) {
         last_data_[k] = nullptr;
@@ -89,9 +90,11 @@ class ReferenceBackend final : public Backend {
       last_data_[k] = data;
       v.version_known = true;
       v.version = *t->version;
-      v.values.clear();
-      v.values_known = storage_covers(*t);
-      if (v.values_known) read_elements(*t, &v.values);
+      if (refresh) {
+        v.values.clear();
+        v.values_known = storage_covers(*t);
+        if (v.values_known) read_elements(*t, &v.values);
+      }
     }
   }
 

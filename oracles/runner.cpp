@@ -15,11 +15,35 @@ std::string Divergence::to_string(const Program& p) const {
   return s;
 }
 
+// Note [Incremental observation]
+// Metadata is observed for every variable after every step; element values
+// only where the step could have changed them: every variable after a step
+// that writes data or changes a storage or a tensor's geometry in place
+// (categories kInplace, kInplaceView, kStorage), else only the step's new
+// variable. A backend bug that writes during a read is still caught: the
+// values are compared again, in full, at the next writing step, and data
+// addresses (COW materialization) are metadata, compared every step.
+static ObserveScope scope_of(const Step& step) {
+  ObserveScope scope;
+  switch (step.info().category) {
+    case OpCategory::kFactory:
+    case OpCategory::kView:
+    case OpCategory::kCompute:
+    case OpCategory::kLifetime:
+      scope.all_values = false;
+      scope.fresh = step.out;
+      break;
+    default: break;
+  }
+  return scope;
+}
+
 RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& hook) {
   RunReport rep;
   const size_t nb = backends_.size();
   obs_.resize(nb);
   for (Backend* b : backends_) b->begin(program, limits_);
+  for (Observation& o : obs_) o.vars.clear();  // a new program: nothing observed yet
   std::vector<char> bound(static_cast<size_t>(program.num_vars()), 0);
   if (hook) {
     before_ = Observation{};
@@ -40,7 +64,7 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
     ++rep.steps_run;
     for (size_t b = 0; b < nb; ++b) {
       Error e = backends_[b]->run_step(step);
-      backends_[b]->observe(&obs_[b]);
+      backends_[b]->observe(&obs_[b], scope_of(step));
       obs_[b].error = e.kind;
       obs_[b].error_message = std::move(e.message);
       obs_[b].skipped = false;

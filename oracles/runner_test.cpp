@@ -32,8 +32,8 @@ class SkewedBackend final : public Backend {
     ++step_;
     return inner_->run_step(s);
   }
-  void observe(Observation* obs) override {
-    inner_->observe(obs);
+  void observe(Observation* obs, const ObserveScope& scope = {}) override {
+    inner_->observe(obs, scope);
     if (step_ == skew_step_) obs->vars[1].strides[0] += 1;
   }
 

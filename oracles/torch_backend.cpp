@@ -186,7 +186,7 @@ class TorchCpuBackend final : public Backend {
     }
   }
 
-  void observe(Observation* obs) override;
+  void observe(Observation* obs, const ObserveScope& scope = {}) override;
 
  private:
   Error run(const Step& step);
@@ -1030,13 +1030,14 @@ Error TorchCpuBackend::run(const Step& s) {
   return ok();
 }
 
-void TorchCpuBackend::observe(Observation* obs) {
+void TorchCpuBackend::observe(Observation* obs, const ObserveScope& scope) {
   const size_t n = vars_.size();
   obs->vars.resize(n);
   for (size_t v = 0; v < n; ++v) {
     VarObs& o = obs->vars[v];
     const at::Tensor& t = vars_[v];
-    o.values.clear();
+    bool refresh = scope.all_values || static_cast<VarId>(v) == scope.fresh || !o.live;
+    if (refresh) o.values.clear();
     o.live = t.defined();
     if (!o.live) {
       last_data_[v] = nullptr;
@@ -1097,6 +1098,7 @@ void TorchCpuBackend::observe(Observation* obs) {
     }
     o.version_known = true;
     o.version = static_cast<int64_t>(t._version());
+    if (!refresh) continue;
     int64_t need = 0;
     o.values_known = g.required_bytes(&need) && need <= o.storage_nbytes;
     if (o.values_known && need > 0) {
