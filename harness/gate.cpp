@@ -162,6 +162,11 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
     if (!b->capabilities().skipped_note.empty())
       out << "note: " << b->name() << ": " << b->capabilities().skipped_note << "\n";
 
+  // 0) Programs a previous run died on (Note [Write-ahead]).
+  for (const std::string& path : rescue_inflight(opt.findings_dir))
+    out << "warning: a previous run died while checking the program saved in " << path
+        << " (replay: storcheck repro " << path << ")\n";
+
   // 1) Replay every regression file.
   std::string reg_dir = opt.corpus_dir + "/regressions";
   std::vector<std::string> files = list_programs(reg_dir);
@@ -332,6 +337,9 @@ int run_check(const CheckCommandOptions& opt, std::ostream& out, std::ostream& e
     err << "storcheck check: --plant-fault: " << ferr << "\n";
     return 2;
   }
+  for (const std::string& path : rescue_inflight(opt.findings_dir))
+    out << "warning: a previous run died while checking the program saved in " << path
+        << " (replay: storcheck repro " << path << ")\n";
   BackendSet backends = BackendSet::make();
   CheckOptions co;
   co.seed = opt.seed;

@@ -1,5 +1,6 @@
 #include "harness/properties.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -209,6 +210,59 @@ std::string write_file_atomic(const std::string& dir, const std::string& name,
   return path;
 }
 
+std::string inflight_path(const std::string& dir, std::string_view property) {
+  return dir + "/inflight-" + std::string(property) + ".sc";
+}
+
+std::vector<std::string> rescue_inflight(const std::string& dir) {
+  std::vector<std::string> saved;
+  if (dir.empty()) return saved;
+  for (const Property& p : properties()) {
+    std::string path = inflight_path(dir, p.name);
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) continue;
+    std::string dest = dir + "/died-" + std::string(p.name) + "-" +
+                       std::to_string(static_cast<long long>(st.st_mtime)) + ".sc";
+    if (std::rename(path.c_str(), dest.c_str()) == 0) saved.push_back(dest);
+  }
+  return saved;
+}
+
+namespace {
+
+// Note [Write-ahead]
+// Before each program runs, its text is written over the property's
+// inflight file (one pwrite and ftruncate on a descriptor opened once), and
+// the file is removed when the property ends normally. If LibTorch aborts
+// or segfaults, or the process is killed, the program being checked stays
+// on disk: the next gate names it, and `storcheck repro` replays it.
+class WriteAhead {
+ public:
+  WriteAhead(const std::string& dir, std::string_view property) {
+    if (dir.empty()) return;
+    ::mkdir(dir.c_str(), 0755);
+    path_ = inflight_path(dir, property);
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  }
+  ~WriteAhead() {
+    if (fd_ < 0) return;
+    ::close(fd_);
+    ::unlink(path_.c_str());
+  }
+  void write(const std::string& header, const Program& p) {
+    if (fd_ < 0) return;
+    std::string text = header + print_program(p).substr(kProgramHeader.size() + 1);
+    if (::pwrite(fd_, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size()))
+      (void)::ftruncate(fd_, static_cast<off_t>(text.size()));
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+}  // namespace
+
 std::string reproducer_text(const CheckResult& r) {
   std::string s(kProgramHeader);
   s += "\n# property: " + r.property + "\n";
@@ -242,6 +296,11 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   rc::Random root(opt.seed);
+  WriteAhead ahead(opt.write_ahead ? opt.findings_dir : std::string(), prop.name);
+  const std::string ahead_head = std::string(kProgramHeader) + "\n# property: " + res.property +
+                                 "\n# inflight: written before this program ran; if the file "
+                                 "remains, storcheck died while checking it\n# seed: " +
+                                 std::to_string(opt.seed) + " (program ";
   for (int64_t i = 0; i < opt.programs; ++i) {
     if (opt.budget_seconds > 0 && (i & 15) == 0 && elapsed() > opt.budget_seconds) {
       res.budget_exhausted = true;
@@ -252,6 +311,7 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
     rc::Shrinkable<Program> sp = gen(r, size);
     Program p = sp.value();
     ++res.programs;
+    ahead.write(ahead_head + std::to_string(i) + ")\n", p);
     std::string text;
     if (!fails_once(prop, runner, p, &text, &res.steps, &res.known)) continue;
     // Failure: shrink with RapidCheck's tree, then step removal.

@@ -64,6 +64,9 @@ struct CheckOptions {
   double budget_seconds = 0;    ///< stop early after this long (0: no limit)
   bool shrink = true;
   std::string findings_dir;     ///< where reproducers go ("" : not written)
+  /// Write each program to findings_dir/inflight-PROPERTY.sc before it runs,
+  /// so that a crash of LibTorch leaves it on disk (Note [Write-ahead]).
+  bool write_ahead = true;
   Limits limits;
 };
 
@@ -91,6 +94,14 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
 /// the path, or "" with *error set.
 std::string write_file_atomic(const std::string& dir, const std::string& name,
                               const std::string& text, std::string* error);
+
+/// The write-ahead file of a property in `dir` (Note [Write-ahead]).
+std::string inflight_path(const std::string& dir, std::string_view property);
+
+/// Moves every inflight file left in `dir` by a run that died to
+/// `dir/died-PROPERTY-MTIME.sc` (so the next run cannot overwrite it) and
+/// returns the new paths.
+std::vector<std::string> rescue_inflight(const std::string& dir);
 
 /// The reproducer file for a failure: program text with a comment header.
 std::string reproducer_text(const CheckResult& r);
