@@ -28,6 +28,13 @@
 //      undersized storage, S8 compute on one, a non-resizable storage) its
 //      result is never used again, as the runner leaves it unbound.
 // Pick 0 is always the simplest choice (size 1, dim 0, scalar 1, f32).
+// Each record is drawn from one rc::Random (8 numbers, two of its blocks:
+// the 16 picks, then op, invalid, seed, var and var2), uniform on the same
+// ranges as one RapidCheck generator per field would draw, and shrinks field
+// by field toward 0 in declaration order (shrink_choice), as a tuple of those
+// generators would; generation is thus a pure function of the Random and the
+// size, at a fraction of the cost (issue 8). With min_steps == max_steps no
+// tail of records is drawn: build ignores records past max_steps.
 // With GenConfig::storage_focus or cow_focus the op index and the operand
 // index are read as weights over the current state (draw_op, pick_steered)
 // instead of uniformly: index 0 still names the first enabled op and live
@@ -441,6 +448,11 @@ class Builder {
   }
 
   Program take() { return std::move(p_); }
+  /// Room for n steps (and about as many variables) up front.
+  void reserve(int n) {
+    p_.steps.reserve(static_cast<size_t>(n));
+    p_.var_names.reserve(static_cast<size_t>(n));
+  }
 
  private:
   struct Obj {
@@ -1647,9 +1659,60 @@ Program build(const std::vector<StepChoice>& choices, const GenConfig& cfg,
   Builder b(cfg, trace, chain);
   int n = std::max<int>(cfg.min_steps, static_cast<int>(choices.size()));
   n = std::min(n, std::max(cfg.max_steps, 0));
+  b.reserve(n);
   static const StepChoice kDefault{};
   for (int k = 0; k < n; ++k) b.step(k < static_cast<int>(choices.size()) ? choices[k] : kDefault);
   return b.take();
+}
+
+/// Shrinks one record field by field, in declaration order (op, var, var2,
+/// invalid, picks[0..15], seed), each toward 0: what RapidCheck's tuple of
+/// per-field generators did, without a Shrinkable per field.
+rc::Seq<StepChoice> shrink_choice(const StepChoice& c) {
+  auto field = [&c](uint16_t StepChoice::*f) {
+    return rc::seq::map(rc::shrink::towards<uint16_t>(c.*f, 0), [c, f](uint16_t x) {
+      StepChoice d = c;
+      d.*f = x;
+      return d;
+    });
+  };
+  auto pick = [&c](int k) {
+    return rc::seq::map(rc::shrink::towards<uint16_t>(c.picks[k], 0), [c, k](uint16_t x) {
+      StepChoice d = c;
+      d.picks[k] = x;
+      return d;
+    });
+  };
+  std::vector<rc::Seq<StepChoice>> parts;
+  parts.reserve(5 + kStepPicks);
+  parts.push_back(field(&StepChoice::op));
+  parts.push_back(field(&StepChoice::var));
+  parts.push_back(field(&StepChoice::var2));
+  parts.push_back(field(&StepChoice::invalid));
+  for (int k = 0; k < kStepPicks; ++k) parts.push_back(pick(k));
+  parts.push_back(rc::seq::map(rc::shrink::towards<int64_t>(c.seed, 0), [c](int64_t x) {
+    StepChoice d = c;
+    d.seed = x;
+    return d;
+  }));
+  return rc::seq::join(rc::seq::fromContainer(std::move(parts)));
+}
+
+/// One record from 8 numbers of one Random (two of its blocks) instead of a
+/// split and a Shrinkable per field; the size is ignored (Note [Choice records]).
+rc::Shrinkable<StepChoice> step_choice(const rc::Random& random, int /*size*/) {
+  rc::Random r(random);
+  uint64_t w[8];
+  for (uint64_t& x : w) x = r.next();
+  StepChoice c;
+  for (int k = 0; k < kStepPicks; ++k) c.picks[k] = static_cast<uint16_t>(w[k / 4] >> (16 * (k % 4)));
+  c.op = static_cast<uint16_t>(w[4] % 60000);
+  // invalid >= 1000 - invalid_per_mille makes the step invalid; shrinking goes to 0, valid.
+  c.invalid = static_cast<uint16_t>(w[5] % 1000);
+  c.seed = static_cast<int64_t>(w[6] % (uint64_t{1} << 30));
+  c.var = static_cast<uint16_t>(w[7]);
+  c.var2 = static_cast<uint16_t>(w[7] >> 16);
+  return rc::shrinkable::shrinkRecur(c, &shrink_choice);
 }
 
 rc::Gen<std::vector<StepChoice>> gen_choices(const GenConfig& cfg) {
@@ -1659,6 +1722,10 @@ rc::Gen<std::vector<StepChoice>> gen_choices(const GenConfig& cfg) {
   // The first min_steps records are drawn too, not padded with StepChoice{}.
   int head = std::max(0, std::min(cfg.min_steps, cfg.max_steps));
   if (head == 0) return tail;
+  // Records past max_steps are ignored by build: with min_steps == max_steps
+  // the tail would be drawn for nothing.
+  if (head >= cfg.max_steps)
+    return rc::gen::container<std::vector<StepChoice>>(static_cast<size_t>(head), gen_step_choice(cfg));
   return rc::gen::apply(
       [](std::vector<StepChoice> a, const std::vector<StepChoice>& b) {
         a.insert(a.end(), b.begin(), b.end());
@@ -1673,26 +1740,7 @@ rc::Gen<std::vector<StepChoice>> gen_choices(const GenConfig& cfg) {
 
 rc::Gen<StepChoice> gen_step_choice(const GenConfig& cfg) {
   (void)cfg;
-  // Fixed size: choices are reduced modulo their ranges, so they are drawn
-  // from the whole range whatever the size; only the number of steps grows.
-  return rc::gen::resize(rc::kNominalSize, rc::gen::apply(
-      [](uint16_t op, uint16_t var, uint16_t var2, uint16_t roll,
-         std::array<uint16_t, kStepPicks> picks, int64_t seed) {
-        StepChoice c;
-        c.op = op;
-        c.var = var;
-        c.var2 = var2;
-        c.invalid = roll;
-        c.picks = picks;
-        c.seed = seed;
-        return c;
-      },
-      rc::gen::inRange<uint16_t>(0, 60000), rc::gen::arbitrary<uint16_t>(),
-      rc::gen::arbitrary<uint16_t>(),
-      // roll >= 1000 - invalid_per_mille makes the step invalid; shrinking goes to 0, valid.
-      rc::gen::inRange<uint16_t>(0, 1000),
-      rc::gen::container<std::array<uint16_t, kStepPicks>>(rc::gen::arbitrary<uint16_t>()),
-      rc::gen::inRange<int64_t>(0, 1 << 30)));
+  return &detail::step_choice;
 }
 
 Program build_program(const std::vector<StepChoice>& choices, const GenConfig& cfg,

@@ -109,7 +109,9 @@ struct StepTrace {
   bool input_foreign = false;  ///< that storage has a foreign owner (from_blob; C7)
 };
 
-/// Draws one step's choice record; `invalid` respects cfg.invalid_per_mille.
+/// Draws one step's choice record, every field uniform on its range (op in
+/// [0, 60000), invalid in [0, 1000), seed in [0, 2^30), the rest any uint16)
+/// whatever the size; shrinks each field toward 0 (Note [Choice records]).
 rc::Gen<StepChoice> gen_step_choice(const GenConfig& cfg);
 /// Maps choice records to a well-formed program over t0, t1, ... (deterministic).
 /// Fewer than cfg.min_steps records are padded with StepChoice{}; records past

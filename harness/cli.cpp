@@ -224,6 +224,7 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
     g.jobs = static_cast<int>(jobs);
     g.shrink = shrink;
     g.plant_fault = o.plant_fault;
+    g.eager_unsafe = o.eager_unsafe_set;
     return run_gate(g, out, err);
   }
   if (o.command == "check") {
@@ -239,6 +240,7 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
     c.shrink = shrink;
     c.findings_dir = o.findings_dir;
     c.plant_fault = o.plant_fault;
+    c.eager_unsafe = o.eager_unsafe_set;
     return run_check(c, out, err);
   }
   // repro
@@ -246,6 +248,7 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
   ReproOptions r;
   r.path = o.positional[0];
   r.plant_fault = o.plant_fault;
+  r.eager_unsafe = o.eager_unsafe_set;
   return run_repro(r, out, err);
 }
 

@@ -176,6 +176,24 @@ Outcome run_binary(const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out, ""};
 }
 
+// Crash-isolated unsafe mode (issue 4): plain LibTorch 1.13 segfaults when
+// it clones a tensor whose storage was freed with resize_(0); the guarded
+// backend restores zeros, the forked child shows the crash as a finding.
+TEST(EagerUnsafe, ReproShowsLibTorchCrashingWhereTheReferenceRestores) {
+  if (!BackendSet::make().torch_cpu) GTEST_SKIP() << "built without LibTorch";
+  std::string dir = temp_dir();
+  std::string path = write(dir, "emptied-clone.sc",
+                           "t0 = ones [64,64] f32\nshrink t0\nt1 = clone t0\n");
+  Outcome plain = run_binary("repro " + path);
+  EXPECT_EQ(plain.code, 0) << plain.out;  // guarded: no divergence
+  Outcome unsafe = run_binary("repro " + path + " --eager-unsafe");
+  EXPECT_EQ(unsafe.code, 1) << unsafe.out;
+  EXPECT_NE(unsafe.out.find("step 3 (t1 = clone t0): eager_unsafe"), std::string::npos)
+      << unsafe.out;
+  EXPECT_NE(unsafe.out.find("was killed by SIGSEGV"), std::string::npos) << unsafe.out;
+  EXPECT_NE(unsafe.out.find("where the reference restores zeros (R3)"), std::string::npos);
+}
+
 // Proof the pipeline finds bugs: each planted reference bug makes the gate
 // fail, the reproducer is small, and repro replays the divergence (only
 // with the fault switched on).

@@ -153,7 +153,7 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
   auto t0 = std::chrono::steady_clock::now();
   std::vector<CaseRow> rows;
   bool failed = false;
-  BackendSet main_backends = BackendSet::make();
+  BackendSet main_backends = BackendSet::make(opt.eager_unsafe);
   out << "storcheck gate: seed " << opt.seed << ", budget " << opt.budget_seconds << " s, "
       << main_backends.all().size() << " backends (reference"
       << (main_backends.torch_cpu ? ", torch_cpu " + torch_version() : "") << ")"
@@ -212,12 +212,12 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
   const std::vector<Property>& props = properties();
   std::vector<CheckResult> results(props.size());
   std::atomic<size_t> next{0};
-  int jobs = std::max(1, opt.jobs);
+  int jobs = opt.eager_unsafe ? 1 : std::max(1, opt.jobs);  // fork needs one thread
   double per_prop_budget = opt.budget_seconds > 0
                                ? opt.budget_seconds * jobs / static_cast<double>(props.size())
                                : 0;
   auto worker = [&] {
-    BackendSet backends = BackendSet::make();
+    BackendSet backends = BackendSet::make(opt.eager_unsafe);
     for (size_t i; (i = next++) < props.size();) {
       CheckOptions co;
       co.seed = property_seed(opt.seed, props[i].name);
@@ -340,7 +340,7 @@ int run_check(const CheckCommandOptions& opt, std::ostream& out, std::ostream& e
   for (const std::string& path : rescue_inflight(opt.findings_dir))
     out << "warning: a previous run died while checking the program saved in " << path
         << " (replay: storcheck repro " << path << ")\n";
-  BackendSet backends = BackendSet::make();
+  BackendSet backends = BackendSet::make(opt.eager_unsafe);
   CheckOptions co;
   co.seed = opt.seed;
   co.programs = opt.programs;

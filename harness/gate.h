@@ -27,6 +27,7 @@ struct GateOptions {
   int jobs = 2;
   bool shrink = true;
   std::string plant_fault;       ///< test builds only
+  bool eager_unsafe = false;     ///< crash-isolated unsafe mode (forces jobs = 1)
   Limits limits;
 };
 
@@ -44,6 +45,7 @@ struct CheckCommandOptions {
   bool shrink = true;
   std::string findings_dir = "storcheck-findings";
   std::string plant_fault;
+  bool eager_unsafe = false;
   Limits limits;
 };
 int run_check(const CheckCommandOptions& opt, std::ostream& out, std::ostream& err);
@@ -51,6 +53,7 @@ int run_check(const CheckCommandOptions& opt, std::ostream& out, std::ostream& e
 struct ReproOptions {
   std::string path;
   std::string plant_fault;
+  bool eager_unsafe = false;
   Limits limits;
 };
 int run_repro(const ReproOptions& opt, std::ostream& out, std::ostream& err);

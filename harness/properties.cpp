@@ -16,10 +16,10 @@
 
 namespace storcheck {
 
-BackendSet BackendSet::make() {
+BackendSet BackendSet::make(bool eager_unsafe) {
   BackendSet s;
   s.reference = make_reference_backend();
-  s.torch_cpu = make_torch_cpu_backend();
+  s.torch_cpu = make_torch_cpu_backend(eager_unsafe);
   return s;
 }
 

@@ -29,7 +29,7 @@ namespace storcheck {
 struct BackendSet {
   std::unique_ptr<Backend> reference;
   std::unique_ptr<Backend> torch_cpu;  ///< null when built without LibTorch
-  static BackendSet make();
+  static BackendSet make(bool eager_unsafe = false);
   /// Every available backend, reference first.
   std::vector<Backend*> all() const;
 };

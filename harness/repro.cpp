@@ -25,7 +25,7 @@ int run_repro(const ReproOptions& opt, std::ostream& out, std::ostream& err) {
     err << "storcheck repro: " << e << "\n";
     return 2;
   }
-  BackendSet backends = BackendSet::make();
+  BackendSet backends = BackendSet::make(opt.eager_unsafe);
   std::vector<Backend*> list = backends.all();
   Runner runner(list, opt.limits);
   RunReport rep = runner.run(p, /*keep_trace=*/true);

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "impl/error.h"
@@ -67,6 +68,9 @@ class Backend {
   /// Fills obs->vars (resized to the program's variable count) with every
   /// variable's state. `error`/`skipped` are filled by the Runner.
   virtual void observe(Observation* obs, const ObserveScope& scope = {}) = 0;
+  /// A finding of the crash-isolated unsafe mode after the last step ("" if
+  /// none): see make_torch_cpu_backend(true).
+  virtual std::string take_unsafe_finding() { return std::string(); }
 };
 
 /// DTypeArg (program/) to DType (impl/): same order by construction.
@@ -79,7 +83,11 @@ std::unique_ptr<Backend> make_reference_backend();
 /// The reference with every lazy_clone replaced by an eager copy (C6:
 /// observationally equivalent); it reports no COW fields.
 std::unique_ptr<Backend> make_reference_eager_clone_backend();
-/// Null when storcheck was built without LibTorch.
-std::unique_ptr<Backend> make_torch_cpu_backend();
+/// Null when storcheck was built without LibTorch. With `eager_unsafe`, a
+/// step the backend refuses as S8, or a clone path it restores (R3), is also
+/// run on plain LibTorch in a forked child; a signal there is a finding
+/// ("LibTorch crashes where the reference restores or raises"). Single
+/// threaded use only (fork).
+std::unique_ptr<Backend> make_torch_cpu_backend(bool eager_unsafe = false);
 
 }  // namespace storcheck

@@ -102,6 +102,19 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
       }
       before_ = obs_[0];
     }
+    for (size_t b = 0; b < nb; ++b) {
+      std::string finding = backends_[b]->take_unsafe_finding();
+      if (finding.empty()) continue;
+      rep.diverged = true;
+      rep.divergence.step = static_cast<int64_t>(k + 1);
+      rep.divergence.backend_a = std::string(backends_[0]->name());
+      rep.divergence.backend_b = std::string(backends_[b]->name());
+      rep.divergence.mismatch.field = "eager_unsafe";
+      rep.divergence.mismatch.a = "(guarded)";
+      rep.divergence.mismatch.b = finding;
+      rep.last = obs_;
+      return rep;
+    }
     bool failed = obs_[0].error != ErrorKind::kNone;
     if (failed) ++rep.steps_failed;
     if (step.out != kNoVar) bound[step.out] = failed ? 0 : 1;

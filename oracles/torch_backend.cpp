@@ -9,7 +9,14 @@
 //   auto b = make_torch_cpu_backend();
 //   b->begin(program, Limits{});
 //   Error e = b->run_step(program.steps[0]);
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <utility>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -179,12 +186,20 @@ class TorchCpuBackend final : public Backend {
 
   Error run_step(const Step& step) override {
     at::NoGradGuard no_grad;
+    restored_step_ = false;
+    Error e;
     try {
-      return run(step);
-    } catch (const std::exception& e) {
-      return classify_torch_exception(e);
+      e = run(step);
+    } catch (const std::exception& ex) {
+      e = classify_torch_exception(ex);
     }
+    if (eager_unsafe_ && (e.kind == ErrorKind::kUndefinedBehavior || restored_step_))
+      probe_unsafe(step, restored_step_);
+    return e;
   }
+
+  void set_eager_unsafe(bool on) { eager_unsafe_ = on; }
+  std::string take_unsafe_finding() override { return std::exchange(unsafe_finding_, {}); }
 
   void observe(Observation* obs, const ObserveScope& scope = {}) override;
 
@@ -346,6 +361,8 @@ class TorchCpuBackend final : public Backend {
   Error run_copy(const Step& s);
   Error run_out_of_place(const Step& s);
   Error run_clone_path(const Step& s);
+  void run_raw(const Step& s);
+  void probe_unsafe(const Step& s, bool restored);
   Error run_cow_op(const Step& s);
   Error run_storage_op(const Step& s);
   Error pick(const Step& s, const std::vector<at::Tensor>& parts, int64_t index);
@@ -357,6 +374,9 @@ class TorchCpuBackend final : public Backend {
   std::vector<std::unique_ptr<uint8_t[]>> blobs_;
   std::vector<c10::Storage> foreign_;  ///< the storages from_blob made
   std::vector<const void*> last_data_;  ///< data pointers at the last observe
+  bool eager_unsafe_ = false;
+  bool restored_step_ = false;  ///< the last step applied the restore rule (R3)
+  std::string unsafe_finding_;
   std::vector<at::Tensor> vars_;  ///< indexed by VarId; undefined = unbound
 };
 
@@ -596,6 +616,67 @@ namespace {
 bool is_emptied(const at::Tensor& t) { return t.numel() > 0 && storage_nbytes(t) == 0; }
 }  // namespace
 
+// Note [Crash-isolated unsafe mode]
+// The plain LibTorch op that the guards refused (S8) or replaced by the
+// restore rule (R3), run in a forked child on a copy of this backend's
+// state; only a signal matters (an exception is LibTorch raising, which is
+// fine). The child has 10 s before SIGALRM. This is how storcheck shows
+// that eager ops on freed storage crash instead of raising.
+void TorchCpuBackend::run_raw(const Step& s) {
+  auto v = [&](int k) -> at::Tensor& { return vars_[s.args[k].var]; };
+  auto sc = [&](int k) { return to_torch_scalar(s.args[k].scalar); };
+  switch (s.op) {
+    case OpId::kAdd_: v(0).add_(sc(1)); break;
+    case OpId::kMul_: v(0).mul_(sc(1)); break;
+    case OpId::kFill_: v(0).fill_(sc(1)); break;
+    case OpId::kZero_: v(0).zero_(); break;
+    case OpId::kCopy_: v(0).copy_(v(1)); break;
+    case OpId::kAdd: (void)v(0).add(sc(1)); break;
+    case OpId::kMul: (void)v(0).mul(sc(1)); break;
+    case OpId::kClone: (void)v(0).clone(); break;
+    case OpId::kContiguous: (void)v(0).contiguous(); break;
+    case OpId::kLazyClone: (void)v(0).clone(); break;
+    case OpId::kTo: (void)v(0).to(to_torch(to_dtype(s.args[1].dtype))); break;
+    case OpId::kSum: (void)at::sum(v(0)); break;
+    case OpId::kReshape: (void)v(0).reshape(to_ref(s.args[1].list)); break;
+    case OpId::kFlatten: (void)v(0).flatten(s.args[1].i, s.args[2].i); break;
+    case OpId::kClonePreserveStrides: {
+      int64_t bytes = 0;
+      geometry_of(v(0)).required_bytes(&bytes);
+      (void)at::as_strided(v(0), {bytes / static_cast<int64_t>(v(0).element_size())}, {1}, 0).clone();
+      break;
+    }
+    default: break;
+  }
+}
+
+void TorchCpuBackend::probe_unsafe(const Step& s, bool restored) {
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) return;
+  if (pid == 0) {
+    ::alarm(10);
+    try {
+      at::NoGradGuard no_grad;
+      run_raw(s);
+    } catch (...) {
+      ::_exit(3);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFSIGNALED(status)) return;
+  int sig = WTERMSIG(status);
+  const char* name = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGABRT ? "SIGABRT"
+                     : sig == SIGALRM ? "SIGALRM (hang)" : sig == SIGFPE ? "SIGFPE" : "a signal";
+  unsafe_finding_ = "plain LibTorch " + torch_version() + " was killed by " + name + " (" +
+                    std::to_string(sig) + ") running " + std::string(s.info().name) +
+                    " where the reference " +
+                    (restored ? "restores zeros (R3)" : "reports undefined behaviour (S8)");
+}
+
 // Clone paths with the restore rule (SEMANTICS R3, impl/ops.h Note [Restore
 // rule]), applied with LibTorch ops: an emptied input gives
 // empty_strided(...).zero_() with the rule's geometry; anything else runs
@@ -632,6 +713,7 @@ Error TorchCpuBackend::run_clone_path(const Step& s) {
     bind(s, buffer.as_strided(at::IntArrayRef(g.sizes.data(), g.rank),
                               at::IntArrayRef(g.strides.data(), g.rank), g.offset));
     commit(bytes);
+    restored_step_ = true;
     return ok();
   }
   if (s.op == OpId::kClonePreserveStrides) {
@@ -729,6 +811,7 @@ Error TorchCpuBackend::run_cow_op(const Step& s) {
         }
         bind(s, buffer.as_strided(t.sizes(), t.strides(), 0));
         commit(bytes);
+        restored_step_ = true;
         return ok();
       }
       bool foreign = std::any_of(foreign_.begin(), foreign_.end(), [&](const c10::Storage& f) {
@@ -1125,7 +1208,7 @@ std::string torch_version() {
 #endif
 }
 
-std::unique_ptr<Backend> make_torch_cpu_backend() {
+std::unique_ptr<Backend> make_torch_cpu_backend(bool eager_unsafe) {
   static std::once_flag threads_once;
   std::call_once(threads_once, [] {
     at::set_num_threads(1);
@@ -1138,7 +1221,9 @@ std::unique_ptr<Backend> make_torch_cpu_backend() {
     // by one that returns nothing.
     c10::SetStackTraceFetcher(std::function<std::string()>([] { return std::string(); }));
   });
-  return std::make_unique<detail::TorchCpuBackend>();
+  auto b = std::make_unique<detail::TorchCpuBackend>();
+  b->set_eager_unsafe(eager_unsafe);
+  return b;
 }
 
 }  // namespace storcheck

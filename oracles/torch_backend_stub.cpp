@@ -5,6 +5,6 @@
 #include "oracles/known_divergences.h"
 
 namespace storcheck {
-std::unique_ptr<Backend> make_torch_cpu_backend() { return nullptr; }
+std::unique_ptr<Backend> make_torch_cpu_backend(bool) { return nullptr; }
 }  // namespace storcheck
 namespace storcheck { std::string torch_version() { return ""; } }
