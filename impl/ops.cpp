@@ -349,7 +349,8 @@ void iterator_output_strides(const Geometry& in, int64_t* strides) {
   for (int k = 0; k < n; ++k) perm[k] = n - 1 - k;
   if (n > 1) {
     auto should_swap = [&](int d0, int d1) {
-      int64_t s0 = in.strides[d0] * in.itemsize, s1 = in.strides[d1] * in.itemsize;
+      // stride_bytes as TensorIterator computes them (wrapping, like LibTorch).
+      int64_t s0 = wrap_mul(in.strides[d0], in.itemsize), s1 = wrap_mul(in.strides[d1], in.itemsize);
       if (s0 == 0 || s1 == 0) return 0;
       if (s0 < s1) return -1;
       if (s0 > s1) return 1;

@@ -787,10 +787,11 @@ Error TorchCpuBackend::run_cow_op(const Step& s) {
       return ok();
     }
     case OpId::kMutableDataPtr: {
+      // Through the storage, not Tensor::data_ptr(): on an emptied tensor
+      // with an offset that adds the offset to a null pointer (undefined
+      // behaviour inside LibTorch's inline TensorImpl::data(), S8).
 #if STORCHECK_TORCH_HAS_COW
-      (void)var(s, 0).mutable_data_ptr();
-#else
-      (void)var(s, 0).data_ptr();
+      (void)var(s, 0).storage().mutable_data();
 #endif
       return ok();
     }
