@@ -154,10 +154,13 @@ Status check_compute_input(const TensorImpl& t, const char* op) {
   return {};
 }
 
-/// A fresh zero-filled tensor with the given geometry (offset 0).
-Result<Tensor> new_tensor(Context& ctx, const Geometry& geom, DType d, const char* op) {
+/// A fresh zero-filled tensor with the given geometry, in a storage sized
+/// for it: offset 0, or (keep_offset) the geometry's offset with the
+/// storage covering it too.
+Result<Tensor> new_tensor(Context& ctx, const Geometry& geom, DType d, const char* op,
+                          bool keep_offset = false) {
   Geometry g = geom;
-  g.offset = 0;
+  if (!keep_offset) g.offset = 0;
   g.itemsize = itemsize(d);
   int64_t bytes;
   if (!g.required_bytes(&bytes) || !numel_ok(g))
@@ -563,21 +566,8 @@ Status split_policy(const Tensor& t, int64_t dim, int64_t count_if_valid, const 
 
 /// R3: zeros with geometry `g` (sizes, strides, offset) of dtype `d` in a
 /// fresh storage sized for that geometry, offset included.
-Result<Tensor> restored_zeros(Context& ctx, Geometry g, DType d, const char* op) {
-  g.itemsize = itemsize(d);
-  int64_t bytes;
-  if (!g.required_bytes(&bytes))
-    return err(ErrorKind::kStorageSizeOverflow,
-               std::string(op) + ": Storage size calculation overflowed with sizes=" +
-                   format_sizes(g) + " and strides=" + format_strides(g));
-  auto s = Storage::allocate(&ctx.budget, bytes, op);
-  if (!s.ok()) return s.error();
-  auto t = std::make_shared<TensorImpl>();
-  t->storage = std::move(s).value();
-  t->geom = g;
-  t->dtype = d;
-  t->version = std::make_shared<int64_t>(0);
-  return t;
+Result<Tensor> restored_zeros(Context& ctx, const Geometry& g, DType d, const char* op) {
+  return new_tensor(ctx, g, d, op, /*keep_offset=*/true);
 }
 
 /// Whether clone path `op` applies the restore rule (always, unless the
