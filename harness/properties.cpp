@@ -163,10 +163,6 @@ bool fails_once(const Property& prop, Runner& runner, const Program& p, std::str
   return true;
 }
 
-}  // namespace
-
-namespace {
-
 std::string hex64(uint64_t v) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));

@@ -554,12 +554,10 @@ int64_t split_count(int64_t dim_size, int64_t split_size) {
   return dim_size == 0 ? 1 : (dim_size - 1) / split_size + 1;
 }
 
-Status split_policy(const Tensor& t, int64_t dim, int64_t count_if_valid, const char* op) {
-  (void)t;
-  (void)dim;
-  if (count_if_valid > kMaxSplitResults)
+Status split_policy(int64_t count, const char* op) {
+  if (count > kMaxSplitResults)
     return err(ErrorKind::kResourceLimit,
-               std::string(op) + " would produce " + to_string(count_if_valid) +
+               std::string(op) + " would produce " + to_string(count) +
                    " results, more than storcheck's limit of " + to_string(kMaxSplitResults));
   return {};
 }
@@ -988,7 +986,7 @@ Result<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim, int64_t i
   int64_t wd;
   Error e;
   if (t->rank() > 0 && split_size > 0 && wrap_dim(dim, t->rank(), &wd, &e)) {
-    Status p = split_policy(t, wd, split_count(t->size(static_cast<int>(wd)), split_size), "split");
+    Status p = split_policy(split_count(t->size(static_cast<int>(wd)), split_size), "split");
     if (!p.ok()) return p.error();
   }
   if (t->rank() == 0)
@@ -1020,7 +1018,7 @@ Result<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim, int64_t i
 
 Result<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim, int64_t index) {
   if (chunks > kMaxSplitResults) {
-    Status p = split_policy(t, dim, chunks, "chunk");
+    Status p = split_policy(chunks, "chunk");
     return p.error();
   }
   if (t->rank() == 0)
@@ -1056,7 +1054,7 @@ Result<Tensor> unbind(const Tensor& t, int64_t dim, int64_t index) {
     return err(ErrorKind::kDimOutOfRange, "Dimension specified as " + to_string(dim) +
                                               " but tensor has no dimensions");
   int64_t size = t->size(static_cast<int>(dim));
-  Status p = split_policy(t, dim, size, "unbind");
+  Status p = split_policy(size, "unbind");
   if (!p.ok()) return p.error();
   // LibTorch selects every slice (each bounds-checked) before one is picked.
   Result<Tensor> picked = Error{};
