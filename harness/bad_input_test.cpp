@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "harness/test_support.h"
 #include "program/limits.h"
 
 namespace storcheck {
@@ -69,34 +70,10 @@ std::vector<BadCase> load_manifest(std::string* error = nullptr) {
   return cases;
 }
 
-/// A fresh directory under /tmp, removed with everything in it at scope end.
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/storcheck-bad-XXXXXX";
-    if (const char* d = ::mkdtemp(tmpl)) path_ = d;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 bool write_file(const std::string& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f << text;
   return static_cast<bool>(f);
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
 }
 
 /// Writes the generated input `gen` (the part after '@') into dir; returns

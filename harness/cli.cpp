@@ -9,6 +9,7 @@
 #include <rapidcheck.h>
 
 #include "harness/bench.h"
+#include "harness/emit.h"
 #include "harness/gate.h"
 #include "harness/properties.h"
 
@@ -51,6 +52,10 @@ void usage(std::ostream& o) {
        "                     corpus/regressions/; a summary table with programs/s\n"
        "  check PROPERTY     one property (honours RC_PARAMS: seed, max_success, max_size, noshrink)\n"
        "  repro FILE         run a program on every backend; print the trace and the first divergence\n"
+       "                     (--emit: then the standalone Python and C++ reproducers)\n"
+       "  emit --python|--cpp FILE\n"
+       "                     a standalone PyTorch script or LibTorch program that replays FILE and\n"
+       "                     asserts what the reference expects after every step\n"
        "  bench              throughput report: programs/s per mode, ratios, scaling, peak RSS\n"
        "                     (--json)\n"
        "  list               the properties\n"
@@ -107,7 +112,7 @@ int fail_usage(std::ostream& err, const std::string& msg) {
 
 int storcheck_main(int argc, const char* const* argv, const char* rc_params, std::ostream& out,
                    std::ostream& err) {
-  if (argc < 2) return fail_usage(err, "missing COMMAND (gate, check, repro, bench, list, help)");
+  if (argc < 2) return fail_usage(err, "missing COMMAND (gate, check, repro, emit, bench, list, help)");
   Options o;
   o.command = argv[1];
   if (o.command == "help" || o.command == "--help" || o.command == "-h") {
@@ -116,7 +121,7 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
   }
   char cmd_letter = o.command == "gate" ? 'g' : o.command == "check" ? 'c'
                     : o.command == "repro" ? 'r' : o.command == "list" ? 'l'
-                    : o.command == "bench" ? 'b' : 0;
+                    : o.command == "bench" ? 'b' : o.command == "emit" ? 'e' : 0;
   if (!cmd_letter) return fail_usage(err, "unknown command '" + o.command + "'");
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
@@ -243,12 +248,42 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
     c.eager_unsafe = o.eager_unsafe_set;
     return run_check(c, out, err);
   }
+  if (o.command == "emit") {
+    if (o.positional.size() != 1) return fail_usage(err, "emit takes exactly one FILE");
+    if (o.python_set == o.cpp_set) return fail_usage(err, "emit needs exactly one of --python, --cpp");
+    std::string ferr;
+    if (!activate_fault(o.plant_fault, &ferr)) {
+      err << "storcheck emit: --plant-fault: " << ferr << "\n";
+      return 2;
+    }
+    std::string script, e;
+    int rc = emit_file(o.python_set ? EmitLang::kPython : EmitLang::kCpp, o.positional[0], Limits{},
+                       &script, &e);
+    if (rc != 0) {
+      err << "storcheck emit: " << e << "\n";
+      return rc;
+    }
+    if (!o.out_set) {
+      out << script;
+      return 0;
+    }
+    size_t slash = o.out.find_last_of('/');
+    std::string dir = slash == std::string::npos ? "." : o.out.substr(0, slash);
+    std::string name = slash == std::string::npos ? o.out : o.out.substr(slash + 1);
+    if (name.empty()) return fail_usage(err, "--out: '" + o.out + "' names no file");
+    if (write_file_atomic(dir, name, script, &e).empty()) {
+      err << "storcheck emit: " << e << "\n";
+      return 2;
+    }
+    return 0;
+  }
   // repro
   if (o.positional.size() != 1) return fail_usage(err, "repro takes exactly one FILE");
   ReproOptions r;
   r.path = o.positional[0];
   r.plant_fault = o.plant_fault;
   r.eager_unsafe = o.eager_unsafe_set;
+  r.emit = o.emit_set;
   return run_repro(r, out, err);
 }
 

@@ -17,6 +17,7 @@
 
 #include "generators/program_gen.h"
 #include "harness/properties.h"
+#include "harness/test_support.h"
 #include "impl/fault.h"
 #include "oracles/compare.h"
 #include "oracles/runner.h"
@@ -26,30 +27,6 @@ namespace storcheck {
 namespace {
 
 constexpr uint64_t kSeed = 0x5eed2026;
-
-/// A fresh directory under /tmp, removed with everything in it at scope end.
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/storcheck-determinism-XXXXXX";
-    if (const char* d = ::mkdtemp(tmpl)) path_ = d;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
 
 /// The names in `dir`, sorted.
 std::vector<std::string> list_dir(const std::string& dir) {

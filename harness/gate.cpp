@@ -285,6 +285,7 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
     if (!r->reproducer_path.empty())
       out << "reproduce: storcheck repro " << r->reproducer_path
           << (opt.plant_fault.empty() ? "" : " --plant-fault " + opt.plant_fault) << "\n";
+    for (const std::string& s : r->emitted_paths) out << "upstream script: " << s << "\n";
   }
   out << (failed ? "gate: FAILED\n" : "gate: passed\n");
 
@@ -370,6 +371,7 @@ int run_check(const CheckCommandOptions& opt, std::ostream& out, std::ostream& e
     if (!r.reproducer_path.empty())
       out << "reproduce: storcheck repro " << r.reproducer_path
           << (opt.plant_fault.empty() ? "" : " --plant-fault " + opt.plant_fault) << "\n";
+    for (const std::string& s : r.emitted_paths) out << "upstream script: " << s << "\n";
     return 1;
   }
   return 0;

@@ -54,9 +54,13 @@ struct ReproOptions {
   std::string path;
   std::string plant_fault;
   bool eager_unsafe = false;
+  bool emit = false;  ///< print the Python and C++ reproducers after the trace
   Limits limits;
 };
 int run_repro(const ReproOptions& opt, std::ostream& out, std::ostream& err);
+
+/// The id of a `# known: ID` header line of a program file ("" when none).
+std::string known_id_of(const std::string& text);
 
 /// Reads and parses a program file with every limit applied. On failure
 /// returns false and sets *error to one line "PATH:LINE: message".

@@ -12,31 +12,12 @@ namespace storcheck {
 
 namespace {
 
-int64_t numel(const VarObs& v) {
-  int64_t n = 1;
-  for (int d = 0; d < v.rank; ++d) n *= v.sizes[d];
-  return n;
-}
-
-Geometry geometry(const VarObs& v) {
-  Geometry g;
-  g.rank = v.rank;
-  for (int d = 0; d < v.rank; ++d) {
-    g.sizes[d] = v.sizes[d];
-    g.strides[d] = v.strides[d];
-  }
-  g.offset = v.offset;
-  g.itemsize = itemsize(v.dtype);
-  return g;
-}
-
 int64_t required(const VarObs& v) {
   int64_t b = -1;
-  geometry(v).required_bytes(&b);
+  observed_geometry(v).required_bytes(&b);
   return b;
 }
 
-bool emptied(const VarObs& v) { return v.live && numel(v) > 0 && v.storage_nbytes == 0; }
 bool undersized(const VarObs& v) {
   return v.live && v.storage_nbytes > 0 && required(v) > v.storage_nbytes;
 }
@@ -61,7 +42,7 @@ bool is_clone_path(const Step& s, const VarObs& in) {
   switch (s.op) {
     case OpId::kClone:
     case OpId::kClonePreserveStrides: return true;
-    case OpId::kContiguous: return !geometry(in).is_contiguous();
+    case OpId::kContiguous: return !observed_geometry(in).is_contiguous();
     case OpId::kTo: return static_cast<int>(s.args[1].dtype) != static_cast<int>(in.dtype);
     default: return false;
   }
@@ -100,7 +81,7 @@ bool clone_gives_zeros(const Program& p, const Step& s, const Observation& befor
                        const Observation& after, std::string* why) {
   if (s.nargs == 0 || s.args[0].kind != ArgKind::kVar) return true;
   const VarObs& in = before.vars[s.args[0].var];
-  if (!emptied(in) || !is_clone_path(s, in)) return true;
+  if (!observed_emptied(in) || !is_clone_path(s, in)) return true;
   std::string op(op_info(s.op).name);
   if (after.error != ErrorKind::kNone) {
     if (allocation_error(after.error)) return true;
@@ -130,9 +111,9 @@ bool input_stays_emptied(const Program& p, const Step& s, const Observation& bef
   if (s.nargs == 0 || s.args[0].kind != ArgKind::kVar) return true;
   VarId v = s.args[0].var;
   const VarObs& in = before.vars[v];
-  if (!emptied(in) || !is_clone_path(s, in)) return true;
+  if (!observed_emptied(in) || !is_clone_path(s, in)) return true;
   const VarObs& now = after.vars[v];
-  if (!emptied(now) || !same_geometry(in, now) || now.alias_class != in.alias_class)
+  if (!observed_emptied(now) || !same_geometry(in, now) || now.alias_class != in.alias_class)
     return fail(why, "R3: " + std::string(op_info(s.op).name) + " changed its emptied input " +
                          p.var_names[v] + " (storage now " + std::to_string(now.storage_nbytes) +
                          " bytes)");
@@ -145,7 +126,7 @@ bool bounds_checked_raise(const Program& p, const Step& s, const Observation& be
   for (int a = 0; a < s.nargs; ++a) {
     if (s.args[a].kind != ArgKind::kVar) continue;
     const VarObs& in = before.vars[s.args[a].var];
-    if (!emptied(in)) continue;
+    if (!observed_emptied(in)) continue;
     if (after.error == ErrorKind::kOther)
       return fail(why, "R4: " + op + " on emptied " + p.var_names[s.args[a].var] +
                            " failed with an unclassified error");
@@ -165,10 +146,10 @@ bool bounds_checked_raise(const Program& p, const Step& s, const Observation& be
         const VarObs& out = after.vars[s.out];
         bool alias_path = (s.op == OpId::kTranspose || s.op == OpId::kT || s.op == OpId::kMovedim) &&
                           same_geometry(in, out);
-        if (numel(out) > 0 && !alias_path)
+        if (observed_numel(out) > 0 && !alias_path)
           return fail(why, "R4: bounds-checked " + op + " on emptied " +
                                p.var_names[s.args[a].var] + " succeeded with " +
-                               std::to_string(numel(out)) + " elements");
+                               std::to_string(observed_numel(out)) + " elements");
       }
     }
   }
@@ -196,10 +177,10 @@ bool rehydrate_keeps_aliasing(const Program& p, const Step& s, const Observation
     if (!b.live) continue;
     if (a.alias_class != b.alias_class || !same_geometry(a, b))
       return fail(why, "R5: rehydrate changed the aliasing or geometry of " + p.var_names[v]);
-    if (!emptied(b)) continue;
+    if (!observed_emptied(b)) continue;
     int64_t want = 0;
     for (size_t w = 0; w < before.vars.size(); ++w)
-      if (emptied(before.vars[w]) && before.vars[w].alias_class == b.alias_class)
+      if (observed_emptied(before.vars[w]) && before.vars[w].alias_class == b.alias_class)
         want = std::max(want, required(before.vars[w]));
     if (a.storage_nbytes != want)
       return fail(why, "R5: rehydrate sized the storage of " + p.var_names[v] + " to " +
@@ -219,7 +200,7 @@ struct ReshrinkHook {
     if (after.error != ErrorKind::kNone) return true;
     if (s.op == OpId::kRehydrate) {
       for (size_t v = 0; v < before.vars.size(); ++v)
-        if (emptied(before.vars[v])) restored.insert(static_cast<VarId>(v));
+        if (observed_emptied(before.vars[v])) restored.insert(static_cast<VarId>(v));
     } else if (s.op == OpId::kReshrink) {
       for (VarId v : restored) {
         const VarObs& a = after.vars[v];
@@ -323,7 +304,7 @@ bool foreign_owner_raises(const Program& p, const Step& s, const Observation& be
   if (s.op != OpId::kLazyClone) return true;
   VarId v = s.args[0].var;
   const VarObs& b = before.vars[v];
-  if (!b.foreign || emptied(b)) return true;
+  if (!b.foreign || observed_emptied(b)) return true;
   const VarObs& a = after.vars[v];
   if (after.error == ErrorKind::kNone)
     return fail(why, "C7: lazy_clone of foreign-owned " + p.var_names[v] + " succeeded");

@@ -1,5 +1,7 @@
 #include "harness/properties.h"
 
+#include "harness/emit.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +11,7 @@
 #include <fstream>
 #include <functional>
 
+#include "harness/emit.h"
 #include "harness/shrink.h"
 #include "oracles/known_divergences.h"
 #include "oracles/runner.h"
@@ -269,6 +272,23 @@ std::string reproducer_text(const CheckResult& r) {
   return s + body.substr(body.find('\n') + 1);
 }
 
+namespace {
+/// The standalone scripts of a reproducer file, beside it (issue 9).
+void write_emitted(const std::string& path, const Limits& limits, CheckResult* res) {
+  size_t slash = path.find_last_of('/');
+  std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  std::string stem = path.substr(slash == std::string::npos ? 0 : slash + 1);
+  if (stem.size() > 3 && stem.compare(stem.size() - 3, 3, ".sc") == 0) stem.resize(stem.size() - 3);
+  for (EmitLang lang : {EmitLang::kPython, EmitLang::kCpp}) {
+    std::string script, err;
+    if (emit_file(lang, path, limits, &script, &err) != 0) continue;
+    std::string written =
+        write_file_atomic(dir, stem + (lang == EmitLang::kPython ? ".py" : ".cpp"), script, &err);
+    if (!written.empty()) res->emitted_paths.push_back(written);
+  }
+}
+}  // namespace
+
 CheckResult check_property(const Property& prop, const CheckOptions& opt, BackendSet& backends) {
   CheckResult res;
   res.property = std::string(prop.name);
@@ -345,6 +365,7 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
           opt.findings_dir, res.property + "-" + hex64(fnv1a(print_program(p))) + ".sc", body,
           &err);
       if (res.reproducer_path.empty()) res.failure_text += " (reproducer not written: " + err + ")";
+      else write_emitted(res.reproducer_path, opt.limits, &res);
     }
     break;
   }

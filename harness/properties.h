@@ -86,6 +86,8 @@ struct CheckResult {
   Program counterexample;        ///< shrunk
   std::string failure_text;      ///< the divergence, one line
   std::string reproducer_path;   ///< written file, if any
+  /// Standalone scripts beside it (`storcheck emit`): FILE.py and FILE.cpp.
+  std::vector<std::string> emitted_paths;
 };
 
 CheckResult check_property(const Property& prop, const CheckOptions& opt, BackendSet& backends);

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "harness/emit.h"
 #include "harness/gate.h"
 #include "harness/invariants.h"
 #include "harness/properties.h"
@@ -13,7 +14,42 @@
 
 namespace storcheck {
 
+std::string known_id_of(const std::string& text) {
+  size_t at = text.find("\n# known:");
+  if (text.rfind("# known:", 0) == 0) at = 0;
+  if (at == std::string::npos) return "";
+  size_t b = text.find(':', at) + 1;
+  size_t end = text.find('\n', b);
+  std::string id = text.substr(b, end == std::string::npos ? end : end - b);
+  id.erase(0, id.find_first_not_of(" \t"));
+  while (!id.empty() && (id.back() == ' ' || id.back() == '\r')) id.pop_back();
+  return id;
+}
+
+namespace {
+int report(const ReproOptions& opt, std::ostream& out, std::ostream& err);
+}  // namespace
+
+// With --emit, the standalone scripts follow the report (issue 9).
 int run_repro(const ReproOptions& opt, std::ostream& out, std::ostream& err) {
+  int rc = report(opt, out, err);
+  if (!opt.emit || rc == 2) return rc;
+  for (EmitLang lang : {EmitLang::kPython, EmitLang::kCpp}) {
+    std::string script, e;
+    if (emit_file(lang, opt.path, opt.limits, &script, &e) != 0) {
+      err << "storcheck repro: " << e << "\n";
+      return 2;
+    }
+    out << "\n===== " << (lang == EmitLang::kPython ? "PyTorch (Python)" : "LibTorch (C++)")
+        << " reproducer: storcheck emit " << (lang == EmitLang::kPython ? "--python " : "--cpp ")
+        << opt.path << " =====\n"
+        << script;
+  }
+  return rc;
+}
+
+namespace {
+int report(const ReproOptions& opt, std::ostream& out, std::ostream& err) {
   std::string ferr;
   if (!activate_fault(opt.plant_fault, &ferr)) {
     err << "storcheck repro: --plant-fault: " << ferr << "\n";
@@ -58,16 +94,7 @@ int run_repro(const ReproOptions& opt, std::ostream& out, std::ostream& err) {
       out << "        " << line.messages[0] << "\n";
   }
   // A `# known: ID` header names an expected divergence (oracles/known_divergences.h).
-  std::string known_id;
-  size_t at = text.find("\n# known:");
-  if (text.rfind("# known:", 0) == 0) at = 0;
-  if (at != std::string::npos) {
-    size_t b = text.find(':', at) + 1;
-    size_t end = text.find('\n', b);
-    known_id = text.substr(b, end == std::string::npos ? end : end - b);
-    known_id.erase(0, known_id.find_first_not_of(" \t"));
-    while (!known_id.empty() && (known_id.back() == ' ' || known_id.back() == '\r')) known_id.pop_back();
-  }
+  std::string known_id = known_id_of(text);
   const KnownDivergence* declared = known_id.empty() ? nullptr : find_known_divergence(known_id);
   bool declared_applies = declared && list.size() > 1 && declared->applies_to(torch_version());
   if (!rep.diverged) {
@@ -110,5 +137,7 @@ int run_repro(const ReproOptions& opt, std::ostream& out, std::ostream& err) {
   }
   return 1;
 }
+
+}  // namespace
 
 }  // namespace storcheck

@@ -19,6 +19,7 @@
 
 #include "impl/dtype.h"
 #include "impl/error.h"
+#include "impl/geometry.h"
 
 namespace storcheck {
 
@@ -61,6 +62,31 @@ struct VarObs {
   int64_t cow_refs = 0;  ///< sharers of the data block (reference only)
   bool foreign = false;  ///< data of a foreign owner (reference only, not compared)
 };
+
+/// Product of the sizes.
+inline int64_t observed_numel(const VarObs& v) {
+  int64_t n = 1;
+  for (int d = 0; d < v.rank; ++d) n *= v.sizes[d];
+  return n;
+}
+
+/// The variable's geometry (sizes, strides, offset, itemsize).
+inline Geometry observed_geometry(const VarObs& v) {
+  Geometry g;
+  g.rank = v.rank;
+  for (int d = 0; d < v.rank; ++d) {
+    g.sizes[d] = v.sizes[d];
+    g.strides[d] = v.strides[d];
+  }
+  g.offset = v.offset;
+  g.itemsize = itemsize(v.dtype);
+  return g;
+}
+
+/// SEMANTICS R2: live, numel > 0, and a storage of 0 bytes.
+inline bool observed_emptied(const VarObs& v) {
+  return v.live && observed_numel(v) > 0 && v.storage_nbytes == 0;
+}
 
 /// The outcome of one step and the state of every variable after it.
 struct Observation {

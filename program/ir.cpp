@@ -7,8 +7,8 @@ namespace storcheck {
 
 namespace {
 constexpr std::array<OpInfo, kNumOps> kOpTable = {{
-#define SC_OP(e, name, result, sig, cat) \
-  OpInfo{OpId::e, name, OpResult::result, sig, OpCategory::cat},
+#define SC_OP(e, name, result, sig, cat, py, cpp) \
+  OpInfo{OpId::e, name, OpResult::result, sig, OpCategory::cat, py, cpp},
 #include "program/ops.def"
 #undef SC_OP
 }};

@@ -30,7 +30,7 @@ inline constexpr int kMaxArgs = 5;
 
 /// Every op of the language, from program/ops.def.
 enum class OpId : uint8_t {
-#define SC_OP(e, name, result, sig, cat) e,
+#define SC_OP(e, name, result, sig, cat, py, cpp) e,
 #include "program/ops.def"
 #undef SC_OP
   kNumOps
@@ -55,6 +55,8 @@ struct OpInfo {
   OpResult result;
   std::string_view signature;  ///< one char per argument: v i l s d
   OpCategory category;
+  std::string_view python;  ///< PyTorch spelling (ops.def, used by `storcheck emit`)
+  std::string_view cpp;     ///< LibTorch C++ spelling
 };
 
 /// The op table, indexed by OpId.

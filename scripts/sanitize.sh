@@ -19,9 +19,12 @@ BUILD=${ASAN_BUILD_DIR:-build-asan}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 CXX=clang++ BUILD_DIR="$BUILD" \
-  STORCHECK_CMAKE_ARGS="-DSTORCHECK_FAULT_INJECTION=ON -DSTORCHECK_SANITIZE=address,undefined" \
+  STORCHECK_CMAKE_ARGS="-DSTORCHECK_FAULT_INJECTION=ON -DSTORCHECK_SANITIZE=address,undefined -DSTORCHECK_EMIT_TESTS=OFF" \
   ./scripts/build.sh
 
+# The emitted reproducers (one LibTorch program per regression file) are
+# built and run by the plain build (test.sh); here harness_test's Emit.*
+# cases drive the emitter itself under the sanitizers.
 # The end-to-end tests that start the binary per case (the bad-input
 # catalogue, planted faults, SIGKILL, --eager-unsafe whose crashing child
 # ASan would catch itself) are left to the plain build: each start loads

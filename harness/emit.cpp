@@ -1,0 +1,1113 @@
+#include "harness/emit.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "harness/gate.h"
+#include "harness/properties.h"
+#include "impl/geometry.h"
+#include "impl/tensor.h"
+#include "oracles/backend.h"
+#include "oracles/known_divergences.h"
+#include "oracles/runner.h"
+#include "program/text_format.h"
+
+namespace storcheck {
+
+// Note [What the emitted script runs]
+// The script mirrors storcheck's LibTorch backend (oracles/torch_backend.cpp),
+// so that a program with no divergence gives a script that passes:
+// 1) A step runs with its op's spelling (ops.def), and a step the reference
+//    rejects runs inside expect_error(): it must raise.
+// 2) A step the backend refuses before calling LibTorch is a comment, never
+//    run: the reference's error is undefined_behavior (S8),
+//    storage_size_overflow (S9: some of these wrap silently in LibTorch
+//    1.13), resource_limit, or invalid_argument on an op whose negative
+//    sizes LibTorch accepts (as_strided, as_strided_, resize_, unfold,
+//    expand, resize_storage), or index_out_of_range on split/chunk/unbind
+//    with a negative index (Python would wrap it).
+// 3) A clone path of an emptied tensor (R3) builds the restored zeros
+//    explicitly (`restored(...)`), as the backend does; plain PyTorch reads
+//    the freed storage there.
+// 4) Bytes storcheck defines as zero (empty_strided, grown storages, R6)
+//    are zeroed by helpers; `rand` is storcheck's splitmix64 (impl/rand.h),
+//    not torch's generator.
+// 5) rehydrate and reshrink (R5) expand into a resize of each storage the
+//    reference restores, with the byte counts the reference computed.
+// 6) After each step the script checks every variable whose reference
+//    observation changed (sizes, strides, offset, dtype, bytes, values), and
+//    at the diverging step the differing field as well. Element values are
+//    a list up to kListMax elements, else one repeated value or a weighted
+//    checksum; tolerances are the comparator's (f32 1e-5, f64 1e-12
+//    relative; integers exact).
+
+namespace {
+
+constexpr int64_t kListMax = 8;
+
+struct Syntax {
+  EmitLang lang;
+  bool py() const { return lang == EmitLang::kPython; }
+  std::string comment() const { return py() ? "# " : "// "; }
+  std::string end() const { return py() ? "" : ";"; }
+  std::string quote(const std::string& s) const {
+    std::string r = "\"";
+    for (char c : s) {
+      if (c == '"' || c == '\\') r += '\\';
+      r += c;
+    }
+    return r + "\"";
+  }
+  std::string ints(const int64_t* v, int n) const {
+    if (!py() && n == 0) return "at::IntArrayRef{}";
+    std::string s = py() ? "[" : "{";
+    for (int k = 0; k < n; ++k) {
+      if (k) s += ", ";
+      if (!py() && v[k] == INT64_MIN) s += "INT64_MIN";
+      else s += std::to_string(v[k]);
+    }
+    return s + (py() ? "]" : "}");
+  }
+  std::string dtype(DType d) const {
+    static const char* kPy[] = {"torch.float32", "torch.float64", "torch.int32",
+                                "torch.int64",   "torch.uint8",   "torch.bool"};
+    static const char* kCpp[] = {"at::kFloat", "at::kDouble", "at::kInt",
+                                 "at::kLong",  "at::kByte",   "at::kBool"};
+    return (py() ? kPy : kCpp)[static_cast<int>(d)];
+  }
+  /// The shortest decimal that reads back as `x` (as a float when `f32`).
+  std::string floating(double x, bool f32 = false) const {
+    if (std::isnan(x)) return py() ? "math.nan" : "NAN";
+    if (std::isinf(x)) return std::string(x < 0 ? "-" : "") + (py() ? "math.inf" : "INFINITY");
+    char buf[40];
+    if (x == std::floor(x) && std::fabs(x) < 1e15) {
+      std::snprintf(buf, sizeof buf, "%.1f", x);
+      return buf;
+    }
+    for (int digits = 1; digits <= 17; ++digits) {
+      std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+      double back = std::strtod(buf, nullptr);
+      if (f32 ? static_cast<float>(back) == static_cast<float>(x) : back == x) break;
+    }
+    std::string s = buf;
+    if (s.find_first_of(".en") == std::string::npos) s += ".0";
+    return s;
+  }
+  std::string boolean(bool b) const { return py() ? (b ? "True" : "False") : (b ? "true" : "false"); }
+  std::string integer(int64_t v) const {
+    return !py() && v == INT64_MIN ? "INT64_MIN" : std::to_string(v);
+  }
+  std::string scalar(const ScalarLit& s) const {
+    switch (s.kind) {
+      case ScalarLit::Kind::kBool: return boolean(s.i != 0);
+      case ScalarLit::Kind::kInt: return integer(s.i);
+      case ScalarLit::Kind::kFloat: return floating(s.f);
+    }
+    return "0";
+  }
+};
+
+/// `text` calls the free function `call` ("name("), not a method `.name(`.
+bool calls(const std::string& text, const char* call) {
+  for (size_t at = text.find(call); at != std::string::npos; at = text.find(call, at + 1)) {
+    char before = at == 0 ? ' ' : text[at - 1];
+    if (!(std::isalnum(static_cast<unsigned char>(before)) || before == '_' || before == '.' ||
+          before == '>'))
+      return true;
+  }
+  return false;
+}
+
+std::string var_name(const Program& p, VarId v) { return p.var_names[static_cast<size_t>(v)]; }
+
+/// Python's index expression for `slice X DIM START END STEP` ("" when the
+/// dim is too far out for a readable one).
+std::string python_index(const Step& s) {
+  int64_t dim = s.args[1].i, start = s.args[2].i, end = s.args[3].i, step = s.args[4].i;
+  std::string range = std::to_string(start) + ":" + std::to_string(end);
+  if (step != 1) range += ":" + std::to_string(step);
+  std::string out;
+  if (dim >= 0 && dim <= kMaxRank) {
+    for (int64_t d = 0; d < dim; ++d) out += ":, ";
+    return out + range;
+  }
+  if (dim < 0 && dim >= -kMaxRank) {
+    out = "..., " + range;
+    for (int64_t d = -1; d > dim; --d) out += ", :";
+    return out;
+  }
+  return "";
+}
+
+std::string render_arg(const Syntax& sx, const Program& p, const Arg& a) {
+  switch (a.kind) {
+    case ArgKind::kVar: return var_name(p, a.var);
+    case ArgKind::kInt: return sx.integer(a.i);
+    case ArgKind::kList: return sx.ints(a.list.begin(), a.list.size());
+    case ArgKind::kScalar: return sx.scalar(a.scalar);
+    case ArgKind::kDType: return sx.dtype(to_dtype(a.dtype));
+    case ArgKind::kNone: break;
+  }
+  return "";
+}
+
+/// The op's spelling with its arguments substituted. Python's indexing
+/// checks that the input lies inside its storage (aten::slice does not): an
+/// input that does not fit gets the aten op, as does a dim too far out.
+std::string render(const Syntax& sx, const Program& p, const Step& s, bool input_fits) {
+  std::string_view t = sx.py() ? s.info().python : s.info().cpp;
+  if (sx.py() && s.op == OpId::kSlice && (python_index(s).empty() || !input_fits))
+    t = "torch.ops.aten.slice($0, $1, $2, $3, $4)";
+  std::string out;
+  for (size_t k = 0; k < t.size(); ++k) {
+    if (t[k] != '$') {
+      out += t[k];
+      continue;
+    }
+    if (t.substr(k, 4) == "$idx") {
+      out += python_index(s);
+      k += 3;
+    } else if (k + 1 < t.size() && t[k + 1] >= '0' && t[k + 1] <= '9') {
+      out += render_arg(sx, p, s.args[t[k + 1] - '0']);
+      ++k;
+    } else {
+      out += t[k];
+    }
+  }
+  return out;
+}
+
+bool is_clone_path(OpId op) {
+  return op == OpId::kClone || op == OpId::kContiguous || op == OpId::kClonePreserveStrides ||
+         op == OpId::kTo || op == OpId::kLazyClone;
+}
+
+/// Note [What the emitted script runs] case 2: why the step is not run.
+std::string not_run_reason(const Step& s, ErrorKind e) {
+  switch (e) {
+    case ErrorKind::kUndefinedBehavior:
+      return "undefined behaviour (S8): storcheck's LibTorch backend refuses to run it";
+    case ErrorKind::kStorageSizeOverflow:
+      return "a size computation overflows int64 (S9): storcheck's LibTorch backend refuses "
+             "to run it (LibTorch 1.13 wraps some of these silently)";
+    case ErrorKind::kResourceLimit:
+      return "beyond storcheck's resource limits (program/limits.h)";
+    case ErrorKind::kInvalidArgument:
+      switch (s.op) {
+        case OpId::kAsStrided: case OpId::kAsStrided_: case OpId::kResize_:
+        case OpId::kUnfold: case OpId::kExpand: case OpId::kResizeStorage:
+          return "a negative size, which storcheck rejects and LibTorch 1.13 may accept";
+        default: return "";
+      }
+    case ErrorKind::kIndexOutOfRange:
+      if ((s.op == OpId::kSplit || s.op == OpId::kChunk) && s.args[3].i < 0)
+        return "a negative result index, which storcheck rejects and Python would wrap";
+      if (s.op == OpId::kUnbind && s.args[2].i < 0)
+        return "a negative result index, which storcheck rejects and Python would wrap";
+      return "";
+    default: return "";
+  }
+}
+
+double element(const VarObs& v, int64_t k) {
+  return load_as_double(v.values.data() + k * itemsize(v.dtype), v.dtype);
+}
+
+constexpr const char* kPythonPrelude = R"PY(import math
+import sys
+
+import torch
+
+TOL = {torch.float32: 1e-5, torch.float64: 1e-12}  # relative, as storcheck compares
+EMPTIED = "emptied"  # the storage has 0 bytes (SEMANTICS R2): values not read
+
+
+def storage(t):  # untyped_storage() from PyTorch 2.0; 1.13 spells it storage().untyped()
+    return t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage().untyped()
+
+
+def same_storage(a, b):
+    return storage(a)._cdata == storage(b)._cdata
+
+
+def close(a, b, tol):
+    if a != a or b != b:  # NaN
+        return a != a and b != b
+    return a == b or abs(a - b) <= tol * max(1.0, abs(a), abs(b))
+
+
+def same(v):  # every element equals v
+    return ("same", v)
+
+
+def checksum(x):  # sum over k of element_k * (k % 1021 + 1), row-major, in float64
+    return ("checksum", x)
+
+
+def check_values(where, t, want):
+    tol = TOL.get(t.dtype, 0.0)
+    if isinstance(want, list):
+        got = t.flatten().tolist()
+        ok = len(got) == len(want) and all(close(a, b, tol) for a, b in zip(got, want))
+    elif want[0] == "same":
+        got = [x for x in t.flatten().tolist() if not close(x, want[1], tol)][:4]
+        ok = not got
+    else:
+        x = t.flatten().double()
+        w = torch.arange(x.numel(), dtype=torch.float64) % 1021 + 1
+        got, scale = (x * w).sum().item(), (x.abs() * w).sum().item()
+        ok = close(got, want[1], 0.0) or (
+            math.isfinite(scale) and abs(got - want[1]) <= max(tol, 1e-9) * max(1.0, scale))
+        got = checksum(got)
+    assert ok, f"{where}: values: expected {want}, got {got}"
+
+
+def expect(where, t, size, stride, offset, dtype, values, base=None):
+    want = (size, stride, offset, dtype)
+    got = (list(t.shape), list(t.stride()), t.storage_offset(), t.dtype)
+    assert got == want, f"{where}: sizes, strides, offset, dtype: expected {want}, got {got}"
+    if base is not None:
+        assert same_storage(t, base), f"{where}: expected a view sharing its base's storage (S3)"
+    if values is EMPTIED:
+        n = storage(t).nbytes()
+        assert n == 0, f"{where}: expected an emptied storage (0 bytes), got {n} bytes"
+    elif values is not None:
+        check_values(where, t, values)
+
+
+def expect_error(where, kind, run):
+    try:
+        run()
+    except (RuntimeError, IndexError, ValueError, TypeError):
+        return
+    raise AssertionError(f"{where}: expected an error ({kind}), but the step succeeded")
+)PY";
+
+struct Helper {
+  const char* name;  ///< the call that needs it, "name("
+  const char* code;
+};
+
+constexpr Helper kPythonHelpers[] = {
+    {"zero_bytes(", R"PY(def zero_bytes(t, start):  # storcheck defines new storage bytes as zero (R6)
+    s = storage(t)
+    if s.nbytes() > start:
+        torch.tensor([], dtype=torch.uint8).set_(s)[start:].zero_()
+)PY"},
+    {"arange(", R"PY(def arange(size, dtype):
+    return torch.arange(math.prod(size)).to(dtype).view(size)
+)PY"},
+    {"rand(", R"PY(def rand(size, dtype, seed):  # storcheck's deterministic values (splitmix64), not torch's RNG
+    m, values = (1 << 64) - 1, []
+    for k in range(math.prod(size)):
+        z = ((seed & m) * 0x9E3779B97F4A7C15 + k + 0x632BE59BD9B4E019) & m
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+        z ^= z >> 31
+        values.append((z >> 40) / 16777216.0 if dtype.is_floating_point
+                      else z & 1 if dtype == torch.bool else z % 10)
+    return torch.tensor(values, dtype=torch.float64).to(dtype).view(size)
+)PY"},
+    {"empty_strided(", R"PY(def empty_strided(size, stride, dtype):  # with its bytes defined as zero
+    t = torch.empty_strided(size, stride, dtype=dtype)
+    storage(t).fill_(0)
+    return t
+)PY"},
+    {"resize_(", R"PY(def resize_(t, size):  # Tensor.resize_; the grown bytes are zero (R6)
+    old = storage(t).nbytes()
+    t.resize_(size)
+    zero_bytes(t, old)
+)PY"},
+    {"resize_storage(", R"PY(def resize_storage(t, nbytes):  # untyped_storage().resize_(); grown bytes are zero (R6)
+    old = storage(t).nbytes()
+    storage(t).resize_(nbytes)
+    zero_bytes(t, old)
+)PY"},
+    {"extent(", R"PY(def extent(t):  # elements of the storage the tensor needs, offset included
+    if t.numel() == 0:
+        return 0
+    return t.storage_offset() + 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride()))
+)PY"},
+    {"clone_preserve_strides(", R"PY(def clone_preserve_strides(t):  # Inductor's: copy the storage prefix t needs
+    copy = t.as_strided([extent(t)], [1], 0).clone()
+    return copy.as_strided(t.shape, t.stride(), t.storage_offset())
+)PY"},
+    {"restored(", R"PY(def restored(size, stride, offset, dtype):  # R3: zeros with the clone's geometry
+    n = 0 if 0 in size else offset + 1 + sum((a - 1) * b for a, b in zip(size, stride))
+    return torch.zeros(n, dtype=dtype).as_strided(size, stride, offset)
+)PY"},
+    {"sum64(", R"PY(def sum64(t):  # floating sums accumulate in float64
+    return t.sum(dtype=torch.float64) if t.is_floating_point() else t.sum()
+)PY"},
+    {"from_blob(", R"PY(FOREIGN = []  # storages whose memory PyTorch does not own (C7), kept alive
+
+
+def from_blob(size, dtype):  # a tensor over foreign (numpy's) memory, zero-filled
+    import numpy  # PyTorch's own dependency
+    kind = torch.empty(0, dtype=dtype).numpy().dtype
+    stride = [math.prod(max(n, 1) for n in size[d + 1:]) for d in range(len(size))]
+    t = torch.from_numpy(numpy.zeros(math.prod(size), dtype=kind)).as_strided(size, stride)
+    FOREIGN.append(storage(t))
+    return t
+)PY"},
+    {"lazy_clone(", R"PY(def lazy_clone(t):  # C1: torch._lazy_clone, from PyTorch 2.3
+    if hasattr(torch, "_lazy_clone"):
+        return torch._lazy_clone(t)
+    # Before 2.3 an eager copy of the whole storage, same geometry, stands in:
+    # values and metadata are checked (C6), copy-on-write state is not.
+    if not getattr(lazy_clone, "noted", False):
+        print(f"note: PyTorch {torch.__version__} has no torch._lazy_clone (2.3+): "
+              "lazy_clone runs as an eager copy; copy-on-write state is not checked")
+        lazy_clone.noted = True
+    if any(f._cdata == storage(t)._cdata for f in globals().get("FOREIGN", [])):
+        raise RuntimeError("lazy_clone: the storage's data has a foreign owner (C7)")
+    n = storage(t).nbytes()
+    data = torch.zeros(max(n, extent(t) * t.element_size()), dtype=torch.uint8)
+    data[:n] = torch.tensor([], dtype=torch.uint8).set_(storage(t))
+    c = torch.tensor([], dtype=t.dtype).set_(storage(data), t.storage_offset(), t.shape, t.stride())
+    storage(c).resize_(n)  # the source's byte size, even when it is undersized (C1)
+    return c
+)PY"},
+    {"rehydrate(", R"PY(def rehydrate(*storages):  # R5: (tensor, nbytes) per emptied storage
+    for t, nbytes in storages:
+        storage(t).resize_(nbytes)
+        storage(t).fill_(0)
+)PY"},
+    {"reshrink(", R"PY(def reshrink(*tensors):  # R5: empty again what rehydrate restored
+    for t in tensors:
+        storage(t).resize_(0)
+)PY"},
+};
+
+constexpr const char* kCppPrelude = R"CPP(#include <ATen/ATen.h>
+#include <ATen/native/Resize.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#if __has_include(<torch/version.h>)
+#include <torch/version.h>
+#endif
+#if __has_include(<c10/core/impl/COW.h>)
+#define HAVE_LAZY_CLONE 1  // LibTorch 2.3+
+#else
+#define HAVE_LAZY_CLONE 0
+#endif
+
+namespace {
+
+struct Values {  // what a tensor's elements must be
+  enum Kind { kList, kSame, kChecksum, kEmptied, kUnread } kind = kUnread;
+  std::vector<double> list;
+  double value = 0;
+};
+[[maybe_unused]] Values values(std::vector<double> list) { Values v; v.kind = Values::kList; v.list = std::move(list); return v; }
+[[maybe_unused]] Values same(double x) { Values v; v.kind = Values::kSame; v.value = x; return v; }
+[[maybe_unused]] Values checksum(double x) { Values v; v.kind = Values::kChecksum; v.value = x; return v; }
+[[maybe_unused]] const Values kEmptied = [] { Values v; v.kind = Values::kEmptied; return v; }();  // R2: not read
+[[maybe_unused]] const Values kUnread;
+
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+  std::fprintf(stderr, "FAILED %s: %s\n", where.c_str(), what.c_str());
+  std::exit(1);
+}
+
+[[maybe_unused]] bool close(double a, double b, double tol) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return a == b || std::fabs(a - b) <= tol * std::fmax(1.0, std::fmax(std::fabs(a), std::fabs(b)));
+}
+
+[[maybe_unused]] std::string str(at::IntArrayRef v) {
+  std::string s = "[";
+  for (size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + std::to_string(v[k]);
+  return s + "]";
+}
+
+[[maybe_unused]] void expect(const std::string& where, const at::Tensor& t, at::IntArrayRef size,
+            at::IntArrayRef stride, int64_t offset, at::ScalarType dtype, const Values& want,
+            const at::Tensor* base = nullptr) {
+  if (t.sizes() != size || t.strides() != stride ||
+      t.storage_offset() != offset || t.scalar_type() != dtype)
+    fail(where, "sizes, strides, offset, dtype: expected " + str(size) + " " + str(stride) + " " +
+                    std::to_string(offset) + " " + c10::toString(dtype) + ", got " +
+                    str(t.sizes()) + " " + str(t.strides()) + " " +
+                    std::to_string(t.storage_offset()) + " " + c10::toString(t.scalar_type()));
+  if (base && !t.is_alias_of(*base)) fail(where, "expected a view sharing its base's storage (S3)");
+  if (want.kind == Values::kUnread) return;
+  if (want.kind == Values::kEmptied) {
+    if (t.storage().nbytes() != 0)
+      fail(where, "expected an emptied storage (0 bytes), got " +
+                      std::to_string(t.storage().nbytes()) + " bytes");
+    return;
+  }
+  const double tol = dtype == at::kFloat ? 1e-5 : dtype == at::kDouble ? 1e-12 : 0.0;
+  at::Tensor x = t.flatten().to(at::kDouble).contiguous();
+  const double* p = x.data_ptr<double>();
+  const int64_t n = x.numel();
+  if (want.kind == Values::kList) {
+    bool ok = n == static_cast<int64_t>(want.list.size());
+    for (int64_t k = 0; ok && k < n; ++k) ok = close(p[k], want.list[k], tol);
+    if (!ok) {
+      std::string got = "[";
+      for (int64_t k = 0; k < n; ++k) got += (k ? ", " : "") + std::to_string(p[k]);
+      fail(where, "values: expected " + std::to_string(want.list.size()) + " listed values, got " + got + "]");
+    }
+  } else if (want.kind == Values::kSame) {
+    for (int64_t k = 0; k < n; ++k)
+      if (!close(p[k], want.value, tol))
+        fail(where, "values: expected every element " + std::to_string(want.value) + ", element " +
+                        std::to_string(k) + " is " + std::to_string(p[k]));
+  } else {
+    double sum = 0, scale = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      sum += p[k] * static_cast<double>(k % 1021 + 1);
+      scale += std::fabs(p[k]) * static_cast<double>(k % 1021 + 1);
+    }
+    bool ok = close(sum, want.value, 0.0) ||
+              (std::isfinite(scale) &&
+               std::fabs(sum - want.value) <= std::fmax(tol, 1e-9) * std::fmax(1.0, scale));
+    if (!ok)
+      fail(where, "values: expected checksum " + std::to_string(want.value) + ", got " +
+                      std::to_string(sum));
+  }
+}
+
+[[maybe_unused]] void expect_error(const std::string& where, const char* kind, const std::function<void()>& run) {
+  try {
+    run();
+  } catch (const std::exception&) {  // c10::Error and std::out_of_range alike
+    return;
+  }
+  fail(where, std::string("expected an error (") + kind + "), but the step succeeded");
+}
+
+[[maybe_unused]] void expect_true(const std::string& where, bool ok, const char* what) {
+  if (!ok) fail(where, what);
+}
+
+[[maybe_unused]] void* storage_bytes(const at::Tensor& t) {
+#if HAVE_LAZY_CLONE
+  return t.storage().mutable_data();
+#else
+  return t.storage().data();
+#endif
+}
+
+[[maybe_unused]] void zero_bytes(const at::Tensor& t, int64_t start) {  // new storage bytes are zero (R6)
+  int64_t n = static_cast<int64_t>(t.storage().nbytes());
+  if (n > start) std::memset(static_cast<uint8_t*>(storage_bytes(t)) + start, 0, n - start);
+}
+)CPP";
+
+constexpr Helper kCppHelpers[] = {
+    {"arange(", R"CPP(at::Tensor arange(at::IntArrayRef size, at::ScalarType dtype) {
+  int64_t n = 1;
+  for (int64_t s : size) n *= s;
+  return at::arange(n, at::kLong).to(dtype).view(size);
+}
+)CPP"},
+    {"rand(", R"CPP(// storcheck's deterministic values (splitmix64), not torch's RNG.
+at::Tensor rand(at::IntArrayRef size, at::ScalarType dtype, int64_t seed) {
+  at::Tensor t = at::empty(size, at::kDouble);
+  double* p = t.data_ptr<double>();
+  for (int64_t k = 0; k < t.numel(); ++k) {
+    uint64_t z = static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ull + k + 0x632BE59BD9B4E019ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    p[k] = at::isFloatingType(dtype) ? static_cast<double>(z >> 40) / 16777216.0
+           : dtype == at::kBool      ? static_cast<double>(z & 1)
+                                     : static_cast<double>(z % 10);
+  }
+  return t.to(dtype);
+}
+)CPP"},
+    {"empty_strided(", R"CPP(at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride, at::ScalarType dtype) {
+  at::Tensor t = at::empty_strided(size, stride, dtype);
+  zero_bytes(t, 0);  // its bytes are defined as zero
+  return t;
+}
+)CPP"},
+    {"resize_(", R"CPP(void resize_(at::Tensor& t, at::IntArrayRef size) {  // the grown bytes are zero (R6)
+  int64_t old = static_cast<int64_t>(t.storage().nbytes());
+  t.resize_(size);
+  zero_bytes(t, old);
+}
+)CPP"},
+    {"resize_storage(", R"CPP(// untyped_storage().resize_() in Python; the grown bytes are zero (R6).
+void resize_storage(const at::Tensor& t, int64_t nbytes) {
+  int64_t old = static_cast<int64_t>(t.storage().nbytes());
+  at::native::resize_bytes_cpu(t.storage().unsafeGetStorageImpl(), static_cast<size_t>(nbytes));
+  zero_bytes(t, old);
+}
+)CPP"},
+    {"clone_preserve_strides(", R"CPP(int64_t extent(const at::Tensor& t) {  // elements the tensor needs, offset included
+  if (t.numel() == 0) return 0;
+  int64_t n = t.storage_offset() + 1;
+  for (int64_t d = 0; d < t.dim(); ++d) n += (t.size(d) - 1) * t.stride(d);
+  return n;
+}
+
+at::Tensor clone_preserve_strides(const at::Tensor& t) {  // Inductor's: copy the prefix t needs
+  at::Tensor copy = t.as_strided({extent(t)}, {1}, 0).clone();
+  return copy.as_strided(t.sizes(), t.strides(), t.storage_offset());
+}
+)CPP"},
+    {"restored(", R"CPP(// R3: zeros with the clone's geometry.
+at::Tensor restored(at::IntArrayRef size, at::IntArrayRef stride, int64_t offset, at::ScalarType dtype) {
+  int64_t n = offset + 1;
+  for (size_t d = 0; d < size.size(); ++d) {
+    if (size[d] == 0) n = 0;
+    if (n) n += (size[d] - 1) * stride[d];
+  }
+  return at::zeros({n}, dtype).as_strided(size, stride, offset);
+}
+)CPP"},
+    {"sum64(", R"CPP(at::Tensor sum64(const at::Tensor& t) {  // floating sums accumulate in double
+  return at::isFloatingType(t.scalar_type()) ? at::sum(t, at::kDouble) : at::sum(t);
+}
+)CPP"},
+    {"from_blob(", R"CPP(std::vector<std::unique_ptr<uint8_t[]>> g_blobs;  // memory LibTorch does not own (C7)
+std::vector<c10::Storage> g_foreign;  // kept alive, so their addresses stay unique
+
+at::Tensor from_blob(at::IntArrayRef size, at::ScalarType dtype) {
+  int64_t n = static_cast<int64_t>(c10::elementSize(dtype));
+  for (int64_t s : size) n *= s;
+  g_blobs.emplace_back(new uint8_t[std::max<int64_t>(n, 1)]());
+  at::Tensor t = at::from_blob(n > 0 ? g_blobs.back().get() : nullptr, size, dtype);
+  g_foreign.push_back(t.storage());
+  return t;
+}
+)CPP"},
+    {"lazy_clone(", R"CPP(// C1: at::_lazy_clone from LibTorch 2.3. Before, an eager copy of the whole
+// storage with the same geometry stands in: values and metadata are checked
+// (C6), copy-on-write state is not.
+at::Tensor lazy_clone(const at::Tensor& t) {
+#if HAVE_LAZY_CLONE
+  return at::_lazy_clone(t);
+#else
+  static bool noted = false;
+  if (!noted) {
+    std::printf("note: this LibTorch has no _lazy_clone (2.3+): lazy_clone runs as an eager "
+                "copy; copy-on-write state is not checked\n");
+    noted = true;
+  }
+  for (const c10::Storage& f : FOREIGN_STORAGES)
+    if (f.unsafeGetStorageImpl() == t.storage().unsafeGetStorageImpl()) throw std::runtime_error("lazy_clone: the storage's data has a foreign owner (C7)");
+  int64_t nbytes = static_cast<int64_t>(t.storage().nbytes());
+  int64_t need = 0;
+  if (t.numel() > 0) {
+    need = t.storage_offset() + 1;
+    for (int64_t d = 0; d < t.dim(); ++d) need += (t.size(d) - 1) * t.stride(d);
+    need *= static_cast<int64_t>(t.element_size());
+  }
+  at::Tensor bytes = at::zeros({std::max(nbytes, need)}, at::kByte);
+  if (nbytes > 0) std::memcpy(bytes.data_ptr(), t.storage().data(), nbytes);
+  at::Tensor c = at::empty({0}, t.scalar_type()).set_(bytes.storage(), t.storage_offset(), t.sizes(), t.strides());
+  // The source's byte size, even when it is undersized (C1).
+  at::native::resize_bytes_cpu(c.storage().unsafeGetStorageImpl(), static_cast<size_t>(nbytes));
+  return c;
+#endif
+}
+)CPP"},
+    {"mutable_data_ptr(", R"CPP(void mutable_data_ptr(const at::Tensor& t) {  // a write access: materializes a COW storage
+  (void)storage_bytes(t);
+}
+)CPP"},
+    {"rehydrate(", R"CPP(// R5: each emptied storage grows to the bytes its tensors need, zeroed.
+void rehydrate(std::vector<std::pair<at::Tensor, int64_t>> storages) {
+  for (auto& [t, nbytes] : storages) {
+    at::native::resize_bytes_cpu(t.storage().unsafeGetStorageImpl(), static_cast<size_t>(nbytes));
+    zero_bytes(t, 0);
+  }
+}
+)CPP"},
+    {"reshrink(", R"CPP(void reshrink(std::vector<at::Tensor> tensors) {  // R5: empty again what rehydrate restored
+  for (auto& t : tensors) at::native::resize_bytes_cpu(t.storage().unsafeGetStorageImpl(), 0);
+}
+)CPP"},
+};
+
+/// The expected values of `v` in the script's spelling.
+std::string values_expr(const Syntax& sx, const VarObs& v) {
+  if (observed_emptied(v)) return sx.py() ? "EMPTIED" : "kEmptied";
+  if (!v.values_known) return sx.py() ? "None" : "kUnread";
+  const int64_t n = static_cast<int64_t>(v.values.size()) / itemsize(v.dtype);
+  auto elem = [&](int64_t k) {
+    double x = element(v, k);
+    if (v.dtype == DType::kBool) return sx.py() ? sx.boolean(x != 0) : std::string(x != 0 ? "1" : "0");
+    if (!is_floating(v.dtype)) {
+      int64_t i = load_as_int(v.values.data() + k * itemsize(v.dtype), v.dtype);
+      return sx.py() ? sx.integer(i) : sx.floating(static_cast<double>(i));
+    }
+    return sx.floating(x, v.dtype == DType::kF32);
+  };
+  if (n <= kListMax) {
+    std::string s = sx.py() ? "[" : "values({";
+    for (int64_t k = 0; k < n; ++k) s += (k ? ", " : "") + elem(k);
+    return s + (sx.py() ? "]" : "})");
+  }
+  bool all_same = true;
+  const size_t size = static_cast<size_t>(itemsize(v.dtype));
+  for (int64_t k = 1; k < n && all_same; ++k) {
+    double a = element(v, 0), b = element(v, k);
+    all_same = is_floating(v.dtype)
+                   ? a == b || (std::isnan(a) && std::isnan(b))
+                   : std::memcmp(v.values.data(), v.values.data() + k * size, size) == 0;
+  }
+  if (all_same) return "same(" + elem(0) + ")";
+  double sum = 0;
+  for (int64_t k = 0; k < n; ++k) sum += element(v, k) * static_cast<double>(k % 1021 + 1);
+  return "checksum(" + sx.floating(sum) + ")";
+}
+
+bool same_observation(const VarObs& a, const VarObs& b) {
+  return a.live == b.live && a.rank == b.rank && a.sizes == b.sizes && a.strides == b.strides &&
+         a.offset == b.offset && a.dtype == b.dtype && a.storage_nbytes == b.storage_nbytes &&
+         a.values_known == b.values_known && a.values == b.values;
+}
+
+class Emitter {
+ public:
+  Emitter(EmitLang lang, const EmitRequest& r, const Limits& limits)
+      : sx_{lang}, r_(r), p_(*r.program), limits_(limits) {}
+
+  std::string run();
+
+ private:
+  void line(const std::string& s) { body_ += indent_ + s + "\n"; }
+  void comment(const std::string& s) { line(sx_.comment() + s); }
+  std::string where(size_t k) const {
+    return sx_.quote("step " + std::to_string(k + 1) + " (" + print_step(p_, p_.steps[k]) + ")");
+  }
+  void emit_expect(size_t k, VarId v, const VarObs& o, bool with_base);
+  void emit_divergence(size_t k, const Observation& after);
+  void emit_known_guard(size_t k);
+  std::string storage_steps(const Step& s, const Observation& before);
+  std::string stop(size_t k, const std::string& reason);
+  std::string assemble();
+
+  Syntax sx_;
+  const EmitRequest& r_;
+  const Program& p_;
+  Limits limits_;
+  std::string body_;
+  std::string indent_;
+  std::vector<int64_t> storage_token_;           ///< per var: which storage (emitter's ids)
+  std::vector<std::vector<VarId>> restored_;     ///< vars of each storage rehydrate restored
+  std::vector<VarId> restored_keys_;
+  int64_t next_token_ = 0;
+  int64_t steps_emitted_ = 0;
+  bool restore_explained_ = false;
+};
+
+void Emitter::emit_expect(size_t k, VarId v, const VarObs& o, bool with_base) {
+  std::string args = where(k) + ", " + var_name(p_, v) + ", " +
+                     sx_.ints(o.sizes.data(), o.rank) + ", " + sx_.ints(o.strides.data(), o.rank) +
+                     ", " + std::to_string(o.offset) + ", " + sx_.dtype(o.dtype) + ", " +
+                     values_expr(sx_, o);
+  if (with_base && o.alias_class >= 0 && o.alias_class != v)
+    args += sx_.py() ? ", base=" + var_name(p_, o.alias_class)
+                     : ", &" + var_name(p_, o.alias_class);
+  line("expect(" + args + ")" + sx_.end());
+}
+
+void Emitter::emit_divergence(size_t k, const Observation& after) {
+  const EmitDivergence& d = *r_.divergence;
+  const Step& s = p_.steps[k];
+  std::string what = d.field + (d.var != kNoVar ? " of " + var_name(p_, d.var) : "");
+  comment("storcheck: LibTorch diverges from the reference here (SEMANTICS " +
+          semantics_id(s.op, d.field, false) + "): " + what + ":");
+  comment("  the reference expects " + d.expected);
+  comment("  " + d.backend + " gives " + d.observed);
+  if (d.var == kNoVar) return;
+  const VarObs& o = after.vars[static_cast<size_t>(d.var)];
+  if (!o.live) return;
+  const std::string v = var_name(p_, d.var);
+  auto assert_line = [&](const std::string& cond, const std::string& msg) {
+    if (sx_.py())
+      line("assert " + cond + ", " + sx_.quote("step " + std::to_string(k + 1) + ": " + msg));
+    else
+      line("expect_true(" + where(k) + ", " + cond + ", " + sx_.quote(msg) + ");");
+  };
+  if (d.field == "alias_class") {
+    if (o.alias_class != d.var)
+      assert_line(sx_.py() ? "same_storage(" + v + ", " + var_name(p_, o.alias_class) + ")"
+                           : v + ".is_alias_of(" + var_name(p_, o.alias_class) + ")",
+                  v + " shares the storage of " + var_name(p_, o.alias_class) + " (S3)");
+  } else if (d.field == "identity_class") {
+    if (o.identity_class != d.var)
+      assert_line(sx_.py() ? v + " is " + var_name(p_, o.identity_class)
+                           : v + ".is_same(" + var_name(p_, o.identity_class) + ")",
+                  v + " is the very tensor " + var_name(p_, o.identity_class));
+  } else if (d.field == "version" && o.version_known) {
+    assert_line(v + "._version" + (sx_.py() ? "" : "()") + " == " + std::to_string(o.version),
+                "version of " + v + " is " + std::to_string(o.version));
+  } else if (d.field == "storage_nbytes" || d.field == "data_null") {
+    assert_line(sx_.py() ? "storage(" + v + ").nbytes() == " + std::to_string(o.storage_nbytes)
+                         : "static_cast<int64_t>(" + v + ".storage().nbytes()) == " +
+                               std::to_string(o.storage_nbytes),
+                "storage of " + v + " has " + std::to_string(o.storage_nbytes) + " bytes");
+  } else if (d.field == "is_cow" || d.field == "data_class" || d.field == "data_moved" ||
+             d.field == "cow_refs" || d.field == "cow_copies") {
+    comment("  (copy-on-write state: this script cannot observe it; values are checked below)");
+  }
+}
+
+void Emitter::emit_known_guard(size_t k) {
+  const EmitKnown& kd = *r_.known;
+  std::string msg = "step " + std::to_string(k + 1) + ": known divergence " + kd.id + ": " + kd.reason;
+  if (sx_.py()) {
+    std::string cond = "True";
+    if (kd.versions != "*") {
+      std::stringstream ss(kd.versions);
+      std::string list;
+      int n = 0;
+      for (std::string v; std::getline(ss, v, ',');) list += (n++ ? ", " : "") + sx_.quote(v);
+      cond = "torch.__version__.startswith((" + list + (n == 1 ? ",))" : "))");
+    }
+    line("if " + cond + ":  # storcheck known divergence " + kd.id);
+    line("    print(" + sx_.quote(msg) + ")");
+    line("    sys.exit(0)");
+  } else {
+    std::string cond = "true";
+    if (kd.versions != "*") {
+      cond.clear();
+      std::stringstream ss(kd.versions);
+      std::string v;
+      while (std::getline(ss, v, ',')) {
+        size_t dot = v.find('.');
+        if (dot == std::string::npos) continue;
+        cond += std::string(cond.empty() ? "" : " || ") + "(TORCH_VERSION_MAJOR == " +
+                v.substr(0, dot) + " && TORCH_VERSION_MINOR == " + v.substr(dot + 1) + ")";
+      }
+      cond = "defined(TORCH_VERSION_MAJOR) && (" + (cond.empty() ? std::string("0") : cond) + ")";
+    }
+    body_ += "#if " + cond + "  // storcheck known divergence " + kd.id + "\n";
+    line("std::printf(\"%s\\n\", " + sx_.quote(msg) + ");");
+    line("return 0;");
+    body_ += "#endif\n";
+  }
+}
+
+/// rehydrate / reshrink expanded from the reference's state (ops.def `*`).
+std::string Emitter::storage_steps(const Step& s, const Observation& before) {
+  std::string args;
+  if (s.op == OpId::kRehydrate) {
+    // R5: per storage, the largest extent among its live emptied tensors.
+    std::vector<std::pair<int64_t, int64_t>> need;  // token, bytes
+    std::vector<VarId> rep;
+    for (VarId v = 0; v < static_cast<VarId>(before.vars.size()); ++v) {
+      const VarObs& o = before.vars[static_cast<size_t>(v)];
+      if (!observed_emptied(o)) continue;
+      int64_t bytes = 0;
+      if (!observed_geometry(o).required_bytes(&bytes)) continue;
+      int64_t tok = storage_token_[static_cast<size_t>(v)];
+      auto it = std::find_if(need.begin(), need.end(), [&](auto& e) { return e.first == tok; });
+      if (it == need.end()) {
+        need.emplace_back(tok, bytes);
+        rep.push_back(v);
+      } else {
+        it->second = std::max(it->second, bytes);
+      }
+    }
+    for (size_t k = 0; k < need.size(); ++k) {
+      std::string name = var_name(p_, rep[k]);
+      args += std::string(k ? ", " : "") + (sx_.py() ? "(" + name + ", " + std::to_string(need[k].second) + ")"
+                                                     : "{" + name + ", " + std::to_string(need[k].second) + "}");
+      restored_keys_.push_back(need[k].first);
+    }
+    return sx_.py() ? "rehydrate(" + args + ")" : "rehydrate({" + args + "})";
+  }
+  // reshrink: every restored storage that some live variable still holds.
+  int n = 0;
+  for (int64_t tok : restored_keys_) {
+    for (VarId v = 0; v < static_cast<VarId>(before.vars.size()); ++v) {
+      if (!before.vars[static_cast<size_t>(v)].live || storage_token_[static_cast<size_t>(v)] != tok)
+        continue;
+      args += std::string(n++ ? ", " : "") + var_name(p_, v);
+      break;
+    }
+  }
+  return sx_.py() ? "reshrink(" + args + ")" : "reshrink({" + args + "})";
+}
+
+std::string Emitter::stop(size_t k, const std::string& reason) {
+  std::string msg = "stopping before step " + std::to_string(k + 1) + " (" +
+                    print_step(p_, p_.steps[k]) + "): " + reason;
+  if (sx_.py()) {
+    line("print(" + sx_.quote(msg) + ")");
+    line("sys.exit(0)");
+  } else {
+    line("std::printf(\"%s\\n\", " + sx_.quote(msg) + ");");
+    line("return 0;");
+  }
+  return msg;
+}
+
+std::string Emitter::run() {
+  if (!sx_.py()) indent_ = "  ";
+  storage_token_.assign(static_cast<size_t>(p_.num_vars()), -1);
+  std::unique_ptr<Backend> ref = make_reference_backend();
+  ref->begin(p_, limits_);
+  Observation before, after;
+  ref->observe(&before);
+  std::vector<bool> bound(static_cast<size_t>(p_.num_vars()), false);
+  for (size_t k = 0; k < p_.steps.size(); ++k) {
+    const Step& s = p_.steps[k];
+    const OpInfo& info = s.info();
+    const bool diverges_here = r_.divergence && r_.divergence->step == static_cast<int64_t>(k + 1);
+    // Note [Step outcome rules] (oracles/runner.h): unbound inputs skip the step.
+    std::string unbound;
+    for (int a = 0; a < s.nargs; ++a)
+      if (s.args[a].kind == ArgKind::kVar && !bound[static_cast<size_t>(s.args[a].var)])
+        unbound = var_name(p_, s.args[a].var);
+    if (!unbound.empty()) {
+      comment("step " + std::to_string(k + 1) + " (" + print_step(p_, s) + ") is skipped: " +
+              unbound + " is unbound (the step defining it failed)");
+      continue;
+    }
+    if (diverges_here && r_.known) emit_known_guard(k);
+    Error e = ref->run_step(s);
+    ref->observe(&after);
+    std::string_view spelling = sx_.py() ? info.python : info.cpp;
+    if (!spelling.empty() && spelling[0] == '!') {
+      stop(k, std::string(spelling.substr(1)));
+      return assemble();
+    }
+    ++steps_emitted_;
+    const bool failed = e.kind != ErrorKind::kNone;
+    std::string reason = failed ? not_run_reason(s, e.kind) : "";
+    if (!reason.empty()) {
+      comment("step " + std::to_string(k + 1) + " (" + print_step(p_, s) + ") is not run: " + reason);
+      comment("  the reference: " + std::string(error_kind_name(e.kind)) + ": " + e.message);
+    } else {
+      const VarObs* in = s.nargs > 0 && s.args[0].kind == ArgKind::kVar
+                             ? &before.vars[static_cast<size_t>(s.args[0].var)]
+                             : nullptr;
+      std::string expr;
+      const bool restore = !failed && is_clone_path(s.op) && in && observed_emptied(*in) &&
+                           after.vars[static_cast<size_t>(s.out)].identity_class !=
+                               after.vars[static_cast<size_t>(s.args[0].var)].identity_class;
+      if (restore) {
+        const VarObs& o = after.vars[static_cast<size_t>(s.out)];
+        if (!restore_explained_) {
+          comment("R3: " + var_name(p_, s.args[0].var) +
+                  " is emptied (its storage has 0 bytes): every clone path gives zeros with");
+          comment("the clone's geometry; plain PyTorch 1.13 reads the freed storage here instead.");
+          restore_explained_ = true;
+        } else {
+          comment("R3: " + var_name(p_, s.args[0].var) + " is emptied: zeros");
+        }
+        expr = "restored(" + sx_.ints(o.sizes.data(), o.rank) + ", " +
+               sx_.ints(o.strides.data(), o.rank) + ", " + std::to_string(o.offset) + ", " +
+               sx_.dtype(o.dtype) + ")";
+      } else if (!spelling.empty() && spelling[0] == '*') {
+        expr = storage_steps(s, before);
+      } else {
+        expr = render(sx_, p_, s, !in || in->values_known);
+      }
+      const bool assigns = info.result == OpResult::kTensor;
+      if (failed) {
+        std::string stmt = assigns ? (sx_.py() ? expr : var_name(p_, s.out) + " = " + expr) : expr;
+        if (sx_.py())
+          line("expect_error(" + where(k) + ", " + sx_.quote(std::string(error_kind_name(e.kind))) +
+               ", lambda: " + stmt + ")");
+        else
+          line("expect_error(" + where(k) + ", " + sx_.quote(std::string(error_kind_name(e.kind))) +
+               ", [&] { " + stmt + "; });");
+      } else {
+        line((assigns ? var_name(p_, s.out) + " = " : std::string()) + expr + sx_.end());
+      }
+    }
+    if (!failed) {
+      // Storage identities (for rehydrate/reshrink): views share their base's.
+      if (info.result == OpResult::kTensor) {
+        const VarObs& o = after.vars[static_cast<size_t>(s.out)];
+        storage_token_[static_cast<size_t>(s.out)] =
+            o.alias_class >= 0 && o.alias_class != s.out
+                ? storage_token_[static_cast<size_t>(o.alias_class)]
+                : next_token_++;
+        bound[static_cast<size_t>(s.out)] = true;
+      }
+      if (s.op == OpId::kDrop) bound[static_cast<size_t>(s.args[0].var)] = false;
+      if (s.op == OpId::kReshrink) restored_keys_.clear();
+    }
+    if (diverges_here) emit_divergence(k, after);
+    // Checks: every live variable whose observation changed, the step's
+    // output, and the diverging variable.
+    for (VarId v = 0; v < static_cast<VarId>(after.vars.size()); ++v) {
+      const VarObs& o = after.vars[static_cast<size_t>(v)];
+      if (!o.live || !bound[static_cast<size_t>(v)]) continue;
+      const bool is_out = !failed && v == s.out;
+      const bool is_diverging = diverges_here && v == r_.divergence->var;
+      if (!is_out && !is_diverging && same_observation(o, before.vars[static_cast<size_t>(v)]))
+        continue;
+      emit_expect(k, v, o, is_out && info.category == OpCategory::kView);
+    }
+    std::swap(before, after);
+  }
+  return assemble();
+}
+
+std::string Emitter::assemble() {
+  std::string head;
+  const std::string c = sx_.comment();
+  head += c + "Standalone reproducer emitted by `storcheck emit " +
+          (sx_.py() ? "--python" : "--cpp") + "` from " + r_.source + ".\n";
+  std::stringstream hs(r_.header);
+  for (std::string l; std::getline(hs, l);) {
+    if (l.rfind("# storcheck program", 0) == 0) continue;
+    head += c + (l.size() > 2 ? l.substr(2) : std::string()) + "\n";
+  }
+  head += c + "Each expect() states what storcheck's reference implementation observes after\n";
+  head += c + "that step (sizes, strides, offset, dtype, values; SEMANTICS.md ids in comments).\n";
+  if (r_.divergence) {
+    head += c + "LibTorch diverges from the reference at step " +
+            std::to_string(r_.divergence->step) + ": " + r_.divergence->field + "; " +
+            (r_.known ? "a known divergence (" + r_.known->id + ")."
+                      : "this script fails there.") + "\n";
+  }
+  if (sx_.py()) {
+    std::string stem = r_.source.substr(r_.source.find_last_of('/') + 1);
+    if (stem.size() > 3 && stem.compare(stem.size() - 3, 3, ".sc") == 0) stem.resize(stem.size() - 3);
+    head += c + "Needs nothing but torch:  python3 " + stem + ".py\n\n";
+    std::string helpers;
+    // Helpers the body or another helper calls, in table order (a helper
+    // only calls helpers listed before it, or in the prelude).
+    std::string needed = body_;
+    for (int pass = 0; pass < 2; ++pass)
+      for (const Helper& h : kPythonHelpers)
+        if (calls(needed, h.name) && needed.find(h.code) == std::string::npos)
+          needed += h.code;
+    for (const Helper& h : kPythonHelpers)
+      if (needed.find(h.code) != std::string::npos) helpers += "\n\n" + std::string(h.code);
+    return head + kPythonPrelude + helpers + "\n\n" + body_ +
+           "print(\"ok: " + std::to_string(steps_emitted_) +
+           " steps behave as storcheck's reference expects\")\n";
+  }
+  head += c + "Build against LibTorch, e.g. on Debian (libtorch-dev):\n";
+  head += c + "  g++ -std=c++17 repro.cpp -I/usr/include/torch/csrc/api/include -ltorch_cpu -lc10 -o repro\n";
+  head += c + "or with CMake: find_package(Torch REQUIRED) and\n";
+  head += c + "  add_executable(repro repro.cpp) + target_link_libraries(repro \"${TORCH_LIBRARIES}\")\n\n";
+  std::string needed = body_;
+  for (int pass = 0; pass < 2; ++pass)
+    for (const Helper& h : kCppHelpers)
+      if (calls(needed, h.name) && needed.find(h.code) == std::string::npos)
+        needed += h.code;
+  std::string helpers;
+  bool foreign = needed.find("from_blob(at::IntArrayRef") != std::string::npos;
+  for (const Helper& h : kCppHelpers)
+    if (needed.find(h.code) != std::string::npos) helpers += "\n" + std::string(h.code);
+  // lazy_clone's stand-in refuses foreign storages only when from_blob made some.
+  std::string list = foreign ? "g_foreign" : "std::vector<c10::Storage>{}";
+  for (size_t at = helpers.find("FOREIGN_STORAGES"); at != std::string::npos;
+       at = helpers.find("FOREIGN_STORAGES"))
+    helpers.replace(at, 16, list);
+  std::string decl;
+  if (p_.num_vars() > 0) {
+    decl = "  at::Tensor ";
+    for (int v = 0; v < p_.num_vars(); ++v) decl += (v ? ", " : "") + p_.var_names[static_cast<size_t>(v)];
+    decl += ";\n";
+  }
+  return head + kCppPrelude + helpers + "\n}  // namespace\n\nint main() {\n" + decl + body_ +
+         "  std::printf(\"ok: " + std::to_string(steps_emitted_) +
+         " steps behave as storcheck's reference expects\\n\");\n  return 0;\n}\n";
+}
+
+}  // namespace
+
+std::string semantics_id(OpId op, const std::string& field, bool input_emptied) {
+  if (input_emptied && is_clone_path(op)) return "R3";
+  switch (op) {
+    case OpId::kShrink: return "R1";
+    case OpId::kRehydrate:
+    case OpId::kReshrink: return "R5";
+    case OpId::kResizeStorage: return field == "error" ? "S10" : "R6";
+    case OpId::kSetNonresizable: return "S10";
+    case OpId::kResize_: return field == "error" ? "S10" : "R6";
+    case OpId::kLazyClone:
+    case OpId::kFromBlob:
+    case OpId::kMutableDataPtr:
+      if (field == "values") return "C6";
+      if (field == "error") return "C7";
+      if (field == "is_cow" || field == "data_class" || field == "data_moved" ||
+          field == "cow_refs" || field == "cow_copies")
+        return "C2-C4";
+      return "C1";
+    case OpId::kExpand: return "S7";
+    case OpId::kView:
+    case OpId::kReshape:
+    case OpId::kFlatten:
+    case OpId::kUnflatten: return field == "alias_class" ? "S3" : "S6";
+    default: break;
+  }
+  if (field == "alias_class" || field == "identity_class") return "S3";
+  if (field == "values") return op_info(op).category == OpCategory::kInplace ? "S3" : "S4";
+  if (field == "error") return "S5";
+  return "S2";
+}
+
+std::string emit_script(EmitLang lang, const EmitRequest& request, const Limits& limits) {
+  SC_ASSERT(request.program != nullptr, "emit_script: no program");
+  Emitter e(lang, request, limits);
+  return e.run();
+}
+
+int emit_file(EmitLang lang, const std::string& path, const Limits& limits, std::string* out,
+              std::string* err) {
+  Program p;
+  std::string text;
+  if (!read_program_file(path, limits, &p, &text, err)) return 2;
+  EmitRequest r;
+  r.program = &p;
+  r.source = path.substr(path.find_last_of('/') + 1);
+  for (size_t at = 0; at < text.size() && text[at] == '#';) {
+    size_t end = text.find('\n', at);
+    r.header += text.substr(at, end == std::string::npos ? end : end - at + 1);
+    at = end == std::string::npos ? text.size() : end + 1;
+  }
+  BackendSet backends = BackendSet::make(false);
+  std::vector<Backend*> list = backends.all();
+  if (list.size() > 1) {
+    Runner runner(list, limits);
+    RunReport rep = runner.run(p);
+    if (rep.diverged) {
+      const Divergence& d = rep.divergence;
+      EmitDivergence ed;
+      ed.step = d.step;
+      ed.field = d.mismatch.field;
+      ed.var = d.mismatch.var;
+      ed.expected = d.mismatch.a;
+      ed.observed = d.mismatch.b;
+      ed.backend = d.backend_b + " (LibTorch " + torch_version() + ")";
+      r.divergence = ed;
+      std::string_view op = op_info(p.steps[static_cast<size_t>(d.step - 1)].op).name;
+      std::string id = known_id_of(text);
+      const KnownDivergence* k = id.empty() ? nullptr : find_known_divergence(id);
+      if (!k || !k->applies_to(torch_version()))
+        k = match_known_divergence(op, d.mismatch.field, d.mismatch.a, d.mismatch.b,
+                                   torch_version());
+      if (k) r.known = EmitKnown{std::string(k->id), std::string(k->torch_versions),
+                                 std::string(k->reason)};
+    }
+  }
+  *out = emit_script(lang, r, limits);
+  return 0;
+}
+
+}  // namespace storcheck
