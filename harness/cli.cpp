@@ -67,7 +67,8 @@ void usage(std::ostream& o) {
     for (size_t k = n.size(); k < 24; ++k) o << ' ';
     o << f.help << " [" << f.commands << "]\n";
   }
-  o << "\nexit codes: 0 pass, 1 property failure or divergence, 2 usage or input error\n";
+  o << "\nexit codes: 0 pass, 1 a finding (property failure, divergence, crash or timeout),\n"
+       "            2 usage or input error, 3 internal error (a bug in storcheck)\n";
 }
 
 bool parse_u64(const std::string& s, uint64_t* v) {
@@ -201,6 +202,11 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
   int64_t jobs = 2;
   parse_i64(o.jobs, &jobs, 1, 256);
   bool shrink = !o.no_shrink_set && !rc.disableShrinking;
+  double program_timeout = 0;
+  if (o.program_timeout_set) parse_seconds(o.program_timeout, &program_timeout);
+  Limits limits;
+  if (o.max_program_bytes_set) parse_i64(o.max_program_bytes, &limits.max_program_bytes, 1, int64_t{1} << 40);
+  if (o.max_tensor_bytes_set) parse_i64(o.max_tensor_bytes, &limits.max_tensor_bytes, 1, int64_t{1} << 40);
 
   if (o.command == "list") {
     for (const Property& p : properties()) out << p.name << "  " << p.summary << "\n";
@@ -230,6 +236,10 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
     g.shrink = shrink;
     g.plant_fault = o.plant_fault;
     g.eager_unsafe = o.eager_unsafe_set;
+    g.isolate = o.isolate_set;
+    g.program_timeout = program_timeout;
+    g.findings_json = o.findings_json;
+    g.limits = limits;
     return run_gate(g, out, err);
   }
   if (o.command == "check") {
@@ -246,6 +256,9 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
     c.findings_dir = o.findings_dir;
     c.plant_fault = o.plant_fault;
     c.eager_unsafe = o.eager_unsafe_set;
+    c.program_timeout = program_timeout;
+    c.findings_json = o.findings_json;
+    c.limits = limits;
     return run_check(c, out, err);
   }
   if (o.command == "emit") {
@@ -284,6 +297,7 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
   r.plant_fault = o.plant_fault;
   r.eager_unsafe = o.eager_unsafe_set;
   r.emit = o.emit_set;
+  r.limits = limits;
   return run_repro(r, out, err);
 }
 

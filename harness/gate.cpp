@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "harness/isolate.h"
 #include "harness/properties.h"
 #include "impl/fault.h"
 #include "oracles/known_divergences.h"
@@ -27,7 +29,10 @@ bool activate_fault(const std::string& name, std::string* error) {
   if (name.empty()) return true;
   Fault f;
   if (!parse_fault(name, &f)) {
-    *error = "unknown fault '" + name + "' (known: transpose_square_strides, restore_only_in_clone, rehydrate_from_one_view, last_sharer_copies)";
+    *error = "unknown fault '" + name + "' (known:";
+    for (Fault k : kAllFaults)
+      if (k != Fault::kNone) *error += " " + std::string(fault_name(k));
+    *error += ")";
     return false;
   }
   if (!fault_injection_available()) {
@@ -136,6 +141,55 @@ const char* fmt_row(const CaseRow& r) {
   return fmt_buf;
 }
 
+std::string json_escape(const std::string& s) {
+  std::string o = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      case '\r': o += "\\r"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          o += buf;
+        } else {
+          o += static_cast<char>(c);
+        }
+    }
+  }
+  return o + "\"";
+}
+
+bool write_findings_json(const std::string& path, const std::vector<Finding>& findings,
+                         std::ostream& err) {
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "" : path.substr(0, slash);
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  std::string e;
+  if (name.empty() || write_file_atomic(dir, name, findings_to_json(findings), &e).empty()) {
+    err << "storcheck: --findings-json: " << (name.empty() ? "'" + path + "' names no file" : e)
+        << "\n";
+    return false;
+  }
+  return true;
+}
+
+Finding failure_finding(const CheckResult& r) {
+  Finding f;
+  f.name = r.property;
+  f.status = "fail";
+  f.seed = r.seed;
+  f.program = r.failing_program;
+  f.divergence = r.failure_text;
+  f.reproducer = r.reproducer_path;
+  f.scripts = r.emitted_paths;
+  f.program_text = print_program(r.counterexample);
+  return f;
+}
+
 uint64_t property_seed(uint64_t seed, std::string_view name) {
   uint64_t h = seed ^ 0x9E3779B97F4A7C15ull;
   for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
@@ -143,6 +197,21 @@ uint64_t property_seed(uint64_t seed, std::string_view name) {
 }
 
 }  // namespace
+
+std::string findings_to_json(const std::vector<Finding>& findings) {
+  std::string o = "[";
+  for (size_t k = 0; k < findings.size(); ++k) {
+    const Finding& f = findings[k];
+    o += k ? ",\n " : "\n ";
+    o += "{\"name\": " + json_escape(f.name) + ", \"status\": " + json_escape(f.status) +
+         ", \"seed\": " + std::to_string(f.seed) + ", \"program\": " + std::to_string(f.program) +
+         ", \"divergence\": " + json_escape(f.divergence) +
+         ", \"reproducer\": " + json_escape(f.reproducer) + ", \"scripts\": [";
+    for (size_t s = 0; s < f.scripts.size(); ++s) o += (s ? ", " : "") + json_escape(f.scripts[s]);
+    o += "], \"program_text\": " + json_escape(f.program_text) + "}";
+  }
+  return o + (findings.empty() ? "]\n" : "\n]\n");
+}
 
 int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
   std::string ferr;
@@ -168,6 +237,7 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
         << " (replay: storcheck repro " << path << ")\n";
 
   // 1) Replay every regression file.
+  std::vector<Finding> regression_findings;
   std::string reg_dir = opt.corpus_dir + "/regressions";
   std::vector<std::string> files = list_programs(reg_dir);
   {
@@ -182,27 +252,62 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
         err << "storcheck gate: " << e << "\n";
         return 2;
       }
-      RunReport rep = runner.run(p);
+      // The verdict as "STATUS\x1fSTEPS\x1fDIVERGENCE\x1fDETAIL" (a child's
+      // result under --isolate).
+      auto replay = [&]() -> std::string {
+        RunReport rep = runner.run(p);
+        std::string known = header_value(text, "known");
+        const KnownDivergence* kd = known.empty() ? nullptr : find_known_divergence(known);
+        bool expected = kd && main_backends.torch_cpu && kd->applies_to(torch_version());
+        std::string status = "pass", detail;
+        std::string divergence = rep.diverged ? rep.divergence.to_string(p) : "";
+        if (rep.diverged && expected) {
+          status = "xfail";
+          detail = "known divergence " + known + ": " + std::string(kd->reason);
+        } else if (rep.diverged) {
+          status = "FAIL";
+          detail = divergence + "\n  reproduce: storcheck repro " + path;
+        } else if (expected) {
+          status = "XPASS";
+          detail = "known divergence " + known +
+                   " no longer reproduces: update oracles/known_divergences.cpp";
+          divergence = detail;
+        }
+        return status + '\x1f' + std::to_string(rep.steps_run) + '\x1f' + divergence + '\x1f' +
+               detail;
+      };
+      std::string verdict;
+      if (opt.isolate) {
+        ChildOutcome c = run_in_child(replay);
+        verdict = c.finished ? c.text
+                             : std::string("CRASH\x1f") + "0\x1f" + "the child replaying it " + c.how +
+                                   "\x1fthe child replaying it " + c.how +
+                                   " (replay: storcheck repro " + path + ")";
+      } else {
+        verdict = replay();
+      }
+      std::vector<std::string> parts;
+      for (size_t at = 0;;) {
+        size_t sep = verdict.find('\x1f', at);
+        parts.push_back(verdict.substr(at, sep == std::string::npos ? sep : sep - at));
+        if (sep == std::string::npos) break;
+        at = sep + 1;
+      }
+      parts.resize(4);
       row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
       row.programs = 1;
-      row.steps = rep.steps_run;
-      std::string known = header_value(text, "known");
-      const KnownDivergence* kd = known.empty() ? nullptr : find_known_divergence(known);
-      bool expected = kd && main_backends.torch_cpu && kd->applies_to(torch_version());
-      if (rep.diverged && expected) {
-        row.status = "xfail";
-        row.detail = "known divergence " + known + ": " + std::string(kd->reason);
-      } else if (rep.diverged) {
-        row.status = "FAIL";
-        row.detail = rep.divergence.to_string(p) + "\n  reproduce: storcheck repro " + path;
+      row.status = parts[0];
+      row.steps = std::atoll(parts[1].c_str());
+      row.detail = parts[3];
+      if (row.status != "pass" && row.status != "xfail") {
         failed = true;
-      } else if (expected) {
-        row.status = "XPASS";
-        row.detail = "known divergence " + known +
-                     " no longer reproduces: update oracles/known_divergences.cpp";
-        failed = true;
-      } else {
-        row.status = "pass";
+        Finding f;
+        f.name = row.name;
+        f.status = row.status == "FAIL" ? "fail" : row.status == "XPASS" ? "xpass" : "crash";
+        f.divergence = parts[2];
+        f.reproducer = path;
+        f.program_text = text;
+        regression_findings.push_back(f);
       }
       rows.push_back(row);
     }
@@ -216,31 +321,65 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
   double per_prop_budget = opt.budget_seconds > 0
                                ? opt.budget_seconds * jobs / static_cast<double>(props.size())
                                : 0;
-  auto worker = [&] {
-    BackendSet backends = BackendSet::make(opt.eager_unsafe);
-    for (size_t i; (i = next++) < props.size();) {
-      CheckOptions co;
-      co.seed = property_seed(opt.seed, props[i].name);
-      co.programs = opt.programs > 0 ? opt.programs : kDefaultGatePrograms;
-      co.budget_seconds = per_prop_budget;
-      co.shrink = opt.shrink;
-      co.findings_dir = opt.findings_dir;
-      co.limits = opt.limits;
-      results[i] = check_property(props[i], co, backends);
-    }
+  auto options = [&](const Property& p) {
+    CheckOptions co;
+    co.seed = property_seed(opt.seed, p.name);
+    co.programs = opt.programs > 0 ? opt.programs : kDefaultGatePrograms;
+    co.budget_seconds = per_prop_budget;
+    co.shrink = opt.shrink;
+    co.findings_dir = opt.findings_dir;
+    co.program_timeout = opt.program_timeout;
+    co.limits = opt.limits;
+    return co;
   };
-  std::vector<std::thread> threads;
-  for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
+  if (opt.isolate) {
+    results = check_isolated(props, options, jobs, opt.eager_unsafe);
+  } else {
+    std::mutex internal_mutex;
+    auto worker = [&] {
+      BackendSet backends = BackendSet::make(opt.eager_unsafe);
+      for (size_t i; (i = next++) < props.size();) {
+        try {
+          results[i] = check_property(props[i], options(props[i]), backends);
+        } catch (const std::exception& e) {
+          std::lock_guard<std::mutex> lock(internal_mutex);
+          results[i].property = std::string(props[i].name);
+          results[i].passed = false;
+          results[i].abnormal = "internal";
+          results[i].failure_text = std::string("internal error: ") + e.what();
+        }
+      }
+    };
+    std::vector<std::thread> threads;
+    for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
+    worker();
+    for (auto& t : threads) t.join();
+  }
+  bool internal = false;
   std::vector<const CheckResult*> failures;
+  std::vector<Finding> findings = regression_findings;
   for (const CheckResult& r : results) {
     CaseRow row;
     row.name = r.property;
     row.programs = r.programs;
     row.steps = r.steps;
     row.seconds = r.seconds;
-    if (r.skipped) {
+    if (!r.abnormal.empty()) {
+      row.status = r.abnormal == "crash" ? "CRASH" : r.abnormal == "timeout" ? "TIMEOUT" : "ERROR";
+      row.detail = r.failure_text;
+      if (!r.reproducer_path.empty())
+        row.detail += "; the program is saved in " + r.reproducer_path +
+                      " (replay: storcheck repro " + r.reproducer_path + ")";
+      failed = true;
+      internal = internal || r.abnormal == "internal";
+      Finding f;
+      f.name = r.property;
+      f.status = r.abnormal;
+      f.seed = property_seed(opt.seed, r.property);
+      f.divergence = r.failure_text;
+      f.reproducer = r.reproducer_path;
+      findings.push_back(f);
+    } else if (r.skipped) {
       row.status = "skip";
       row.detail = r.skip_reason;
     } else if (!r.passed) {
@@ -248,6 +387,7 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
       failed = true;
       failures.push_back(&r);
       row.detail = r.failure_text;
+      findings.push_back(failure_finding(r));
     } else {
       row.status = r.budget_exhausted ? "pass*" : "pass";
       if (r.budget_exhausted)
@@ -291,20 +431,24 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
 
   if (!opt.junit_path.empty()) {
     std::ostringstream x;
-    int nfail = 0, nskip = 0;
+    int nfail = 0, nskip = 0, nerror = 0;
     for (const CaseRow& r : rows) {
       nfail += r.status == "FAIL" || r.status == "XPASS";
       nskip += r.status == "skip";
+      nerror += r.status == "CRASH" || r.status == "TIMEOUT" || r.status == "ERROR";
     }
     x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"storcheck."
          "gate\" tests=\""
-      << rows.size() << "\" failures=\"" << nfail << "\" skipped=\"" << nskip << "\" time=\""
-      << total << "\">\n";
+      << rows.size() << "\" failures=\"" << nfail << "\" errors=\"" << nerror << "\" skipped=\""
+      << nskip << "\" time=\"" << total << "\">\n";
     for (const CaseRow& r : rows) {
       x << "  <testcase classname=\"storcheck\" name=\"" << xml_escape(r.name) << "\" time=\""
         << r.seconds << "\">";
       if (r.status == "FAIL" || r.status == "XPASS")
-        x << "<failure message=\"" << xml_escape(r.detail) << "\"/>";
+        x << "<failure message=\"" << xml_escape(r.detail) << "\" type=\""
+          << (r.status == "FAIL" ? "divergence" : "xpass") << "\"/>";
+      else if (r.status == "CRASH" || r.status == "TIMEOUT" || r.status == "ERROR")
+        x << "<error message=\"" << xml_escape(r.detail) << "\" type=\"" << r.status << "\"/>";
       else if (r.status == "skip")
         x << "<skipped message=\"" << xml_escape(r.detail) << "\"/>";
       x << "</testcase>\n";
@@ -321,6 +465,12 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
       err << "storcheck gate: --junit: " << e << "\n";
       return 2;
     }
+  }
+  if (!opt.findings_json.empty() && !write_findings_json(opt.findings_json, findings, err))
+    return 2;
+  if (internal) {
+    err << "storcheck gate: internal error (a bug in storcheck; see the ERROR rows above)\n";
+    return 3;
   }
   return failed ? 1 : 0;
 }
@@ -349,6 +499,7 @@ int run_check(const CheckCommandOptions& opt, std::ostream& out, std::ostream& e
   co.budget_seconds = opt.budget_seconds;
   co.shrink = opt.shrink;
   co.findings_dir = opt.findings_dir;
+  co.program_timeout = opt.program_timeout;
   co.limits = opt.limits;
   out << "storcheck check " << prop->name << ": seed " << opt.seed << ", " << opt.programs
       << " programs" << (opt.budget_seconds > 0 ? ", budget " + std::to_string(opt.budget_seconds) + " s" : "")
@@ -372,9 +523,13 @@ int run_check(const CheckCommandOptions& opt, std::ostream& out, std::ostream& e
       out << "reproduce: storcheck repro " << r.reproducer_path
           << (opt.plant_fault.empty() ? "" : " --plant-fault " + opt.plant_fault) << "\n";
     for (const std::string& s : r.emitted_paths) out << "upstream script: " << s << "\n";
-    return 1;
   }
-  return 0;
+  if (!opt.findings_json.empty()) {
+    std::vector<Finding> findings;
+    if (!r.passed) findings.push_back(failure_finding(r));
+    if (!write_findings_json(opt.findings_json, findings, err)) return 2;
+  }
+  return r.passed ? 0 : 1;
 }
 
 }  // namespace storcheck

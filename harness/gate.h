@@ -1,8 +1,10 @@
 // `storcheck gate`, `check` and `repro`: the commands users run, as
 // functions of a typed options struct (harness/cli.cpp builds it from argv).
 //
-// Exit codes everywhere: 0 pass, 1 a property failed or backends diverged,
-// 2 usage or input error (a bad flag, a malformed or unreadable program file).
+// Exit codes everywhere: 0 pass, 1 a finding (a property failed, backends
+// diverged, a program crashed or timed out), 2 usage or input error (a bad
+// flag, a malformed or unreadable program file), 3 internal error (a bug in
+// storcheck: an exception it did not expect).
 //
 //   GateOptions o; o.budget_seconds = 30;
 //   int code = run_gate(o, std::cout, std::cerr);
@@ -11,6 +13,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "program/ir.h"
 #include "program/limits.h"
@@ -28,8 +31,25 @@ struct GateOptions {
   bool shrink = true;
   std::string plant_fault;       ///< test builds only
   bool eager_unsafe = false;     ///< crash-isolated unsafe mode (forces jobs = 1)
+  bool isolate = false;          ///< each property in a child process (harness/isolate.h)
+  double program_timeout = 0;    ///< seconds per program, 0: none (Note [Program timeout])
+  std::string findings_json;     ///< "" : no JSON of the findings
   Limits limits;
 };
+
+/// A finding in machine-readable form (`--findings-json`).
+struct Finding {
+  std::string name;       ///< "regression/FILE.sc" or the property
+  std::string status;     ///< "fail", "xpass", "crash", "timeout", "internal"
+  uint64_t seed = 0;
+  int64_t program = -1;   ///< index of the failing program (-1: none)
+  std::string divergence;
+  std::string reproducer; ///< the file `storcheck repro` replays
+  std::vector<std::string> scripts;  ///< emitted .py and .cpp
+  std::string program_text;
+};
+/// A JSON array of the findings (stable key order, one object per finding).
+std::string findings_to_json(const std::vector<Finding>& findings);
 
 /// Programs per differential property when GateOptions::programs is 0.
 inline constexpr int64_t kDefaultGatePrograms = 60000;
@@ -46,6 +66,8 @@ struct CheckCommandOptions {
   std::string findings_dir = "storcheck-findings";
   std::string plant_fault;
   bool eager_unsafe = false;
+  double program_timeout = 0;
+  std::string findings_json;
   Limits limits;
 };
 int run_check(const CheckCommandOptions& opt, std::ostream& out, std::ostream& err);

@@ -1,15 +1,19 @@
 #include "harness/properties.h"
 
-#include "harness/emit.h"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <iterator>
+#include <mutex>
+#include <thread>
 
 #include "harness/emit.h"
 #include "harness/shrink.h"
@@ -254,10 +258,90 @@ class WriteAhead {
     if (::pwrite(fd_, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size()))
       (void)::ftruncate(fd_, static_cast<off_t>(text.size()));
   }
+  const std::string& path() const { return path_; }
 
  private:
   std::string path_;
   int fd_ = -1;
+};
+
+// Note [Program timeout]
+// A step that hangs inside LibTorch cannot be interrupted in-process. With
+// CheckOptions::program_timeout > 0, a watchdog thread watches the start
+// time of the program being checked (every program, shrink candidates
+// included, is written ahead first, Note [Write-ahead]). When one runs
+// longer than the limit, the watchdog moves the write-ahead file to
+// `timeout-PROPERTY-HASH.sc`, prints one line naming it and the repro
+// command, and ends the process with CheckOptions::timeout_exit_code: the
+// finding is on disk, and `gate --isolate` (one child per property) reports
+// it and goes on with the other properties.
+class Watchdog {
+ public:
+  Watchdog(double seconds, std::string property, const WriteAhead& ahead, int exit_code)
+      : limit_ns_(static_cast<int64_t>(seconds * 1e9)), property_(std::move(property)),
+        ahead_(ahead), exit_code_(exit_code) {
+    if (limit_ns_ <= 0) return;
+    thread_ = std::thread([this] { watch(); });
+  }
+  ~Watchdog() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      quit_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+  /// A program starts (0 ends it).
+  void start() {
+    if (limit_ns_ > 0) started_ns_.store(now_ns(), std::memory_order_relaxed);
+  }
+  void stop() { started_ns_.store(0, std::memory_order_relaxed); }
+
+ private:
+  static int64_t now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  void watch() {
+    std::unique_lock<std::mutex> lock(m_);
+    while (!cv_.wait_for(lock, std::chrono::milliseconds(50), [this] { return quit_; })) {
+      int64_t s = started_ns_.load(std::memory_order_relaxed);
+      if (s == 0 || now_ns() - s <= limit_ns_) continue;
+      std::string saved = "(not saved: no findings directory)";
+      const std::string& from = ahead_.path();
+      if (!from.empty()) {
+        std::string text;
+        {
+          std::ifstream f(from, std::ios::binary);
+          text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+        }
+        std::string dest = from.substr(0, from.rfind('/') + 1) + "timeout-" + property_ + "-" +
+                           hex64(fnv1a(text)) + ".sc";
+        if (std::rename(from.c_str(), dest.c_str()) == 0) saved = dest;
+      }
+      std::fprintf(stderr,
+                   "storcheck: TIMEOUT in %s: a program ran longer than %.3g s "
+                   "(--program-timeout); it is saved in %s (replay: storcheck repro %s)\n",
+                   property_.c_str(), static_cast<double>(limit_ns_) / 1e9, saved.c_str(),
+                   saved.c_str());
+      std::fflush(nullptr);
+      std::_Exit(exit_code_);
+    }
+  }
+
+  const int64_t limit_ns_;
+  const std::string property_;
+  const WriteAhead& ahead_;
+  const int exit_code_;
+  std::atomic<int64_t> started_ns_{0};
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool quit_ = false;
+  std::thread thread_;
 };
 
 }  // namespace
@@ -317,6 +401,16 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
                                  "\n# inflight: written before this program ran; if the file "
                                  "remains, storcheck died while checking it\n# seed: " +
                                  std::to_string(opt.seed) + " (program ";
+  Watchdog watchdog(opt.program_timeout, res.property, ahead, opt.timeout_exit_code);
+  // Every program the property runs: written ahead, timed, checked.
+  auto check = [&](const Program& q, const std::string& head, std::string* text, int64_t* steps,
+                   int64_t* known) {
+    ahead.write(head, q);
+    watchdog.start();
+    bool failed = fails_once(prop, runner, q, text, steps, known);
+    watchdog.stop();
+    return failed;
+  };
   for (int64_t i = 0; i < opt.programs; ++i) {
     if (opt.budget_seconds > 0 && (i & 15) == 0 && elapsed() > opt.budget_seconds) {
       res.budget_exhausted = true;
@@ -327,9 +421,10 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
     rc::Shrinkable<Program> sp = gen(r, size);
     Program p = sp.value();
     ++res.programs;
-    ahead.write(ahead_head + std::to_string(i) + ")\n", p);
+    const std::string head = ahead_head + std::to_string(i) + ")\n";
     std::string text;
-    if (!fails_once(prop, runner, p, &text, &res.steps, &res.known)) continue;
+    if (!check(p, head, &text, &res.steps, &res.known)) continue;
+    const std::string shrink_head = ahead_head + std::to_string(i) + ", a shrink candidate)\n";
     // Failure: shrink with RapidCheck's tree, then step removal.
     res.passed = false;
     res.failing_program = i;
@@ -342,7 +437,7 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
         while (auto cand = seq.next()) {
           if (--budget <= 0) break;
           std::string t2;
-          if (fails_once(prop, runner, cand->value(), &t2, nullptr)) {
+          if (check(cand->value(), shrink_head, &t2, nullptr, nullptr)) {
             sp = std::move(*cand);
             text = t2;
             progress = true;
@@ -352,9 +447,9 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
       }
       p = minimize_steps(sp.value(), [&](const Program& q) {
         std::string t3;
-        return fails_once(prop, runner, q, &t3, nullptr);
+        return check(q, shrink_head, &t3, nullptr, nullptr);
       });
-      fails_once(prop, runner, p, &text, nullptr);
+      check(p, shrink_head, &text, nullptr, nullptr);
     }
     res.counterexample = p;
     res.failure_text = text;

@@ -67,6 +67,10 @@ struct CheckOptions {
   /// Write each program to findings_dir/inflight-PROPERTY.sc before it runs,
   /// so that a crash of LibTorch leaves it on disk (Note [Write-ahead]).
   bool write_ahead = true;
+  /// Seconds one program may run before the process reports a timeout and
+  /// exits with timeout_exit_code (Note [Program timeout]); 0: no limit.
+  double program_timeout = 0;
+  int timeout_exit_code = 1;
   Limits limits;
 };
 
@@ -88,6 +92,10 @@ struct CheckResult {
   std::string reproducer_path;   ///< written file, if any
   /// Standalone scripts beside it (`storcheck emit`): FILE.py and FILE.cpp.
   std::vector<std::string> emitted_paths;
+  /// "crash", "timeout" or "internal" when the property's isolated child
+  /// did not finish (harness/isolate.h); reproducer_path is then the
+  /// program it was checking, as saved on disk.
+  std::string abnormal;
 };
 
 CheckResult check_property(const Property& prop, const CheckOptions& opt, BackendSet& backends);

@@ -34,13 +34,15 @@ std::string_view fault_name(Fault f) {
     case Fault::kRestoreOnlyInClone: return "restore_only_in_clone";
     case Fault::kRehydrateFromOneView: return "rehydrate_from_one_view";
     case Fault::kLastSharerCopies: return "last_sharer_copies";
+    case Fault::kHangInZero: return "hang_in_zero";
+    case Fault::kCrashInFill: return "crash_in_fill";
+    case Fault::kThrowInClone: return "throw_in_clone";
   }
   return "?";
 }
 
 bool parse_fault(std::string_view name, Fault* out) {
-  for (Fault f : {Fault::kNone, Fault::kTransposeSquareStrides, Fault::kRestoreOnlyInClone,
-                  Fault::kRehydrateFromOneView, Fault::kLastSharerCopies}) {
+  for (Fault f : kAllFaults) {
     if (fault_name(f) == name) {
       *out = f;
       return true;

@@ -28,7 +28,24 @@ enum class Fault {
   /// A write by the last sharer of a COW block copies it to a new address
   /// instead of taking ownership (C4).
   kLastSharerCopies,
+  // Harness faults (oracles/reference_backend.cpp): a backend that misbehaves
+  // the way a broken LibTorch can, so tests can prove the harness copes.
+  /// The reference backend hangs (sleeps an hour) in zero_: a per-program
+  /// timeout must report it with the program saved.
+  kHangInZero,
+  /// The reference backend dies of SIGSEGV in fill_: --isolate must keep
+  /// the gate going and save the program.
+  kCrashInFill,
+  /// The reference backend throws std::logic_error in clone: an internal
+  /// error, exit code 3.
+  kThrowInClone,
 };
+
+/// Every fault, kNone first.
+inline constexpr Fault kAllFaults[] = {
+    Fault::kNone,         Fault::kTransposeSquareStrides, Fault::kRestoreOnlyInClone,
+    Fault::kRehydrateFromOneView, Fault::kLastSharerCopies, Fault::kHangInZero,
+    Fault::kCrashInFill,  Fault::kThrowInClone};
 
 /// True when the build has fault injection compiled in.
 bool fault_injection_available();

@@ -1,7 +1,12 @@
 // The reference backend: runs each step through impl/ (the op table's
 // reference column is the dispatch below: one case per op of ops.def).
+#include <chrono>
+#include <csignal>
+#include <stdexcept>
+#include <thread>
 #include <unordered_map>
 
+#include "impl/fault.h"
 #include "impl/ops.h"
 #include "oracles/backend.h"
 
@@ -37,6 +42,11 @@ class ReferenceBackend final : public Backend {
   }
 
   Error run_step(const Step& s) override {
+    if (fault_active(Fault::kHangInZero) && s.op == OpId::kZero_)
+      std::this_thread::sleep_for(std::chrono::hours(1));
+    if (fault_active(Fault::kCrashInFill) && s.op == OpId::kFill_) std::raise(SIGSEGV);
+    if (fault_active(Fault::kThrowInClone) && s.op == OpId::kClone)
+      throw std::logic_error("planted internal error (fault throw_in_clone)");
     Result<Tensor> r = dispatch(s);
     if (!r.ok()) return r.error();
     if (s.out != kNoVar) vars_[s.out] = std::move(r).value();

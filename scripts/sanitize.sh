@@ -26,10 +26,11 @@ CXX=clang++ BUILD_DIR="$BUILD" \
 # built and run by the plain build (test.sh); here harness_test's Emit.*
 # cases drive the emitter itself under the sanitizers.
 # The end-to-end tests that start the binary per case (the bad-input
-# catalogue, planted faults, SIGKILL, --eager-unsafe whose crashing child
-# ASan would catch itself) are left to the plain build: each start loads
+# catalogue, planted faults, SIGKILL, the Reliability cases that crash,
+# hang or throw on purpose, --eager-unsafe whose crashing child ASan would
+# catch itself) are left to the plain build: each start loads
 # LibTorch under ASan, and the properties below drive the same code.
-ctest --test-dir "$BUILD" --output-on-failure -j2 -E 'BadInput|PlantedFault|CrashSafety|EagerUnsafe'
+ctest --test-dir "$BUILD" --output-on-failure -j2 -E 'BadInput|PlantedFault|CrashSafety|EagerUnsafe|Reliability'
 
 # A finding written by an earlier sanitized run must not be overwritten.
 mkdir -p "$BUILD/findings"

@@ -27,6 +27,7 @@ PACKAGES=(
   python3-torch        # PyTorch, for the emitted Python reproducers and FakeTensor
   python3-dev          # embedded CPython
   gnuplot-nox          # plots in the fuzzing report
+  libxml2-utils        # xmllint: the JUnit report is validated against its schema
   git
 )
 
