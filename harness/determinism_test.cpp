@@ -124,9 +124,18 @@ TEST(Determinism, PlantedFaultGivesByteIdenticalReproducers) {
   EXPECT_FALSE(bytes_a.empty());
   EXPECT_EQ(bytes_a, read_file(b.reproducer_path));
   EXPECT_EQ(bytes_a, reproducer_text(a));
-  // Only the reproducer: no temporary file left beside it.
-  EXPECT_EQ(list_dir(dir_a), std::vector<std::string>{basename_of(a.reproducer_path)});
-  EXPECT_EQ(list_dir(dir_b), std::vector<std::string>{basename_of(b.reproducer_path)});
+  // The reproducer and its emitted scripts (storcheck emit), byte-identical
+  // too; no temporary file left beside them.
+  std::string stem = basename_of(a.reproducer_path);
+  stem.resize(stem.size() - 3);  // ".sc"
+  const std::vector<std::string> files = {stem + ".cpp", stem + ".py", stem + ".sc"};
+  EXPECT_EQ(list_dir(dir_a), files);
+  EXPECT_EQ(list_dir(dir_b), files);
+  for (const char* ext : {".py", ".cpp"}) {
+    std::string script = read_file(dir_a + "/" + stem + ext);
+    EXPECT_FALSE(script.empty()) << ext;
+    EXPECT_EQ(script, read_file(dir_b + "/" + stem + ext)) << ext;
+  }
 }
 
 /// The programs check_property draws for `seed`: one split of the root

@@ -700,6 +700,10 @@ class Emitter {
   std::string storage_steps(const Step& s, const Observation& before);
   std::string stop(size_t k, const std::string& reason);
   std::string assemble();
+  /// "1 step behaves", "3 steps behave".
+  std::string steps_done() const {
+    return std::to_string(steps_emitted_) + (steps_emitted_ == 1 ? " step behaves" : " steps behave");
+  }
 
   Syntax sx_;
   const EmitRequest& r_;
@@ -996,9 +1000,8 @@ std::string Emitter::assemble() {
           needed += h.code;
     for (const Helper& h : kPythonHelpers)
       if (needed.find(h.code) != std::string::npos) helpers += "\n\n" + std::string(h.code);
-    return head + kPythonPrelude + helpers + "\n\n" + body_ +
-           "print(\"ok: " + std::to_string(steps_emitted_) +
-           " steps behave as storcheck's reference expects\")\n";
+    return head + kPythonPrelude + helpers + "\n\n" + body_ + "print(\"ok: " + steps_done() +
+           " as storcheck's reference expects\")\n";
   }
   head += c + "Build against LibTorch, e.g. on Debian (libtorch-dev):\n";
   head += c + "  g++ -std=c++17 repro.cpp -I/usr/include/torch/csrc/api/include -ltorch_cpu -lc10 -o repro\n";
@@ -1025,8 +1028,8 @@ std::string Emitter::assemble() {
     decl += ";\n";
   }
   return head + kCppPrelude + helpers + "\n}  // namespace\n\nint main() {\n" + decl + body_ +
-         "  std::printf(\"ok: " + std::to_string(steps_emitted_) +
-         " steps behave as storcheck's reference expects\\n\");\n  return 0;\n}\n";
+         "  std::printf(\"ok: " + steps_done() +
+         " as storcheck's reference expects\\n\");\n  return 0;\n}\n";
 }
 
 }  // namespace
