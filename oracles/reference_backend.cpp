@@ -9,6 +9,7 @@
 #include "impl/fault.h"
 #include "impl/ops.h"
 #include "oracles/backend.h"
+#include "oracles/first_index.h"
 
 namespace storcheck {
 
@@ -56,6 +57,9 @@ class ReferenceBackend final : public Backend {
   void observe(Observation* obs, const ObserveScope& scope = {}) override {
     obs->vars.resize(vars_.size());
     obs->cow_copies = cow_copies() - copies_at_begin_;
+    alias_.reset(vars_.size());
+    identity_.reset(vars_.size());
+    data_.reset(vars_.size());
     for (size_t k = 0; k < vars_.size(); ++k) {
       VarObs& v = obs->vars[k];
       const Tensor& t = vars_[k];
@@ -77,25 +81,15 @@ class ReferenceBackend final : public Backend {
       v.device = Device::kCpu;
       v.storage_nbytes = t->storage->nbytes();
       v.data_null = t->storage->read_data() == nullptr;
-      v.alias_class = static_cast<int32_t>(k);
-      v.identity_class = static_cast<int32_t>(k);
-      for (size_t j = 0; j < k; ++j) {
-        if (!vars_[j]) continue;
-        if (vars_[j]->storage == t->storage && v.alias_class == static_cast<int32_t>(k))
-          v.alias_class = static_cast<int32_t>(j);
-        if (vars_[j] == t && v.identity_class == static_cast<int32_t>(k))
-          v.identity_class = static_cast<int32_t>(j);
-      }
+      // The smallest live VarId with the same storage, tensor, data address.
+      const int32_t self = static_cast<int32_t>(k);
+      v.alias_class = alias_.find_or_insert(t->storage.get(), self);
+      v.identity_class = identity_.find_or_insert(t.get(), self);
       const uint8_t* data = t->storage->read_data();
       v.is_cow = t->storage->is_cow();
       v.cow_refs = t->storage->is_cow() ? t->storage->cow_refs() : 0;
       v.foreign = t->storage->foreign();
-      v.data_class = data ? static_cast<int32_t>(k) : -1;
-      for (size_t j = 0; data && j < k; ++j)
-        if (vars_[j] && vars_[j]->storage->read_data() == data) {
-          v.data_class = static_cast<int32_t>(j);
-          break;
-        }
+      v.data_class = data ? data_.find_or_insert(data, self) : -1;
       v.data_moved = last_data_[k] != nullptr && last_data_[k] != data;
       last_data_[k] = data;
       v.version_known = true;
@@ -109,6 +103,7 @@ class ReferenceBackend final : public Backend {
   }
 
  private:
+  FirstIndex alias_, identity_, data_;  ///< observe()'s classes
   Result<Tensor> none(Status st) {
     if (!st.ok()) return st.error();
     return Tensor{};

@@ -28,6 +28,7 @@
 #include "impl/ops.h"
 #include "impl/rand.h"
 #include "oracles/backend.h"
+#include "oracles/first_index.h"
 #include "oracles/known_divergences.h"
 #include "oracles/torch_errors.h"
 #include "oracles/torch_pch.h"
@@ -378,6 +379,7 @@ class TorchCpuBackend final : public Backend {
   bool restored_step_ = false;  ///< the last step applied the restore rule (R3)
   std::string unsafe_finding_;
   std::vector<at::Tensor> vars_;  ///< indexed by VarId; undefined = unbound
+  FirstIndex alias_, identity_, data_;  ///< observe()'s classes
 };
 
 Error TorchCpuBackend::run_factory(const Step& s) {
@@ -1117,6 +1119,9 @@ Error TorchCpuBackend::run(const Step& s) {
 void TorchCpuBackend::observe(Observation* obs, const ObserveScope& scope) {
   const size_t n = vars_.size();
   obs->vars.resize(n);
+  alias_.reset(n);
+  identity_.reset(n);
+  data_.reset(n);
   for (size_t v = 0; v < n; ++v) {
     VarObs& o = obs->vars[v];
     const at::Tensor& t = vars_[v];
@@ -1157,29 +1162,13 @@ void TorchCpuBackend::observe(Observation* obs, const ObserveScope& scope) {
 #else
     o.is_cow = false;
 #endif
-    o.data_class = data ? static_cast<int32_t>(v) : -1;
-    for (size_t w = 0; data && w < v; ++w)
-      if (vars_[w].defined() &&
-          static_cast<const c10::StorageImpl*>(vars_[w].storage().unsafeGetStorageImpl())->data() == data) {
-        o.data_class = static_cast<int32_t>(w);
-        break;
-      }
+    // The smallest live VarId with the same data address, storage, tensor.
+    const int32_t self = static_cast<int32_t>(v);
+    o.data_class = data ? data_.find_or_insert(data, self) : -1;
     o.data_moved = last_data_[v] != nullptr && last_data_[v] != data;
     last_data_[v] = data;
-    const c10::TensorImpl* impl = t.unsafeGetTensorImpl();
-    o.alias_class = static_cast<int32_t>(v);
-    o.identity_class = static_cast<int32_t>(v);
-    for (size_t w = 0; w < v; ++w) {
-      const at::Tensor& u = vars_[w];
-      if (!u.defined()) continue;
-      if (o.alias_class == static_cast<int32_t>(v) &&
-          u.storage().unsafeGetStorageImpl() == storage)
-        o.alias_class = static_cast<int32_t>(w);
-      if (u.unsafeGetTensorImpl() == impl) {
-        o.identity_class = static_cast<int32_t>(w);
-        break;  // identity implies same storage, found at an index <= this one
-      }
-    }
+    o.alias_class = alias_.find_or_insert(storage, self);
+    o.identity_class = identity_.find_or_insert(t.unsafeGetTensorImpl(), self);
     o.version_known = true;
     o.version = static_cast<int64_t>(t._version());
     if (!refresh) continue;
