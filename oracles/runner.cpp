@@ -120,7 +120,7 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
     if (step.out != kNoVar) bound[step.out] = failed ? 0 : 1;
     if (step.op == OpId::kDrop) bound[step.args[0].var] = 0;
   }
-  rep.last = obs_;
+  if (keep_trace) rep.last = obs_;  // a copy per program is measurable (issue 8)
   return rep;
 }
 

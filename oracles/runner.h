@@ -50,7 +50,8 @@ struct RunReport {
   int64_t steps_run = 0;     ///< steps executed (not skipped)
   int64_t steps_failed = 0;  ///< steps every backend rejected alike
   std::vector<TraceLine> trace;
-  /// Observations after the last step compared (per backend).
+  /// Observations after the last step compared (per backend): at a
+  /// divergence, or after the whole program when run with keep_trace.
   std::vector<Observation> last;
 };
 

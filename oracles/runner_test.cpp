@@ -93,7 +93,7 @@ TEST(Runner, ObservesAliasAndIdentityClassesAndVersions) {
   Runner r({a.get()}, Limits{});
   Program p = parse_ok(
       "t0 = arange [2,3] f32\nt1 = contiguous t0\nt2 = t t0\nt3 = clone t0\nadd_ t2 1\ndrop t0\n");
-  RunReport rep = r.run(p);
+  RunReport rep = r.run(p, /*keep_trace=*/true);
   const auto& v = rep.last[0].vars;
   EXPECT_FALSE(v[0].live);
   EXPECT_EQ(v[1].identity_class, 1);  // t0 dropped: t1 is now the smallest id
