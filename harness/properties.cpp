@@ -235,7 +235,7 @@ namespace {
 
 // Note [Write-ahead]
 // Before each program runs, its text is written over the property's
-// inflight file (one pwrite and ftruncate on a descriptor opened once), and
+// inflight file (one pwrite on a descriptor opened once; see write()), and
 // the file is removed when the property ends normally. If LibTorch aborts
 // or segfaults, or the process is killed, the program being checked stays
 // on disk: the next gate names it, and `storcheck repro` replays it.
@@ -252,17 +252,22 @@ class WriteAhead {
     ::close(fd_);
     ::unlink(path_.c_str());
   }
+  /// One pwrite per program: a shorter text is padded with newlines (blank
+  /// lines, which the parser skips) to the longest length written so far,
+  /// instead of a second syscall to truncate the file.
   void write(const std::string& header, const Program& p) {
     if (fd_ < 0) return;
     std::string text = header + print_program(p).substr(kProgramHeader.size() + 1);
+    if (text.size() < written_) text.resize(written_, '\n');
     if (::pwrite(fd_, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size()))
-      (void)::ftruncate(fd_, static_cast<off_t>(text.size()));
+      written_ = text.size();
   }
   const std::string& path() const { return path_; }
 
  private:
   std::string path_;
   int fd_ = -1;
+  size_t written_ = 0;
 };
 
 // Note [Program timeout]
