@@ -28,6 +28,12 @@ enum class Fault {
   /// A write by the last sharer of a COW block copies it to a new address
   /// instead of taking ownership (C4).
   kLastSharerCopies,
+  /// The meta/fake memo keeps a strong reference to the real tensor (F3):
+  /// nothing it converted can die, and the memo never empties.
+  kMemoStrongRef,
+  /// Converting a second tensor of a storage gives it a fresh meta storage:
+  /// a view loses its aliasing with the converted base (F2).
+  kFakeViewLosesAliasing,
   // Harness faults (oracles/reference_backend.cpp): a backend that misbehaves
   // the way a broken LibTorch can, so tests can prove the harness copes.
   /// The reference backend hangs (sleeps an hour) in zero_: a per-program
@@ -44,7 +50,8 @@ enum class Fault {
 /// Every fault, kNone first.
 inline constexpr Fault kAllFaults[] = {
     Fault::kNone,         Fault::kTransposeSquareStrides, Fault::kRestoreOnlyInClone,
-    Fault::kRehydrateFromOneView, Fault::kLastSharerCopies, Fault::kHangInZero,
+    Fault::kRehydrateFromOneView, Fault::kLastSharerCopies, Fault::kMemoStrongRef,
+    Fault::kFakeViewLosesAliasing, Fault::kHangInZero,
     Fault::kCrashInFill,  Fault::kThrowInClone};
 
 /// True when the build has fault injection compiled in.
