@@ -236,7 +236,9 @@ INSTANTIATE_TEST_SUITE_P(Faults, PlantedFault,
                          ::testing::Values(PlantedCase{"transpose_square_strides", 4},
                                            PlantedCase{"restore_only_in_clone", 5},
                                            PlantedCase{"rehydrate_from_one_view", 5},
-                                           PlantedCase{"last_sharer_copies", 5}),
+                                           PlantedCase{"last_sharer_copies", 5},
+                                           PlantedCase{"memo_strong_ref", 6},
+                                           PlantedCase{"fake_view_loses_aliasing", 6}),
                          [](const auto& info) { return std::string(info.param.fault); });
 
 }  // namespace

@@ -1,10 +1,12 @@
 #include "harness/invariants.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <set>
 #include <vector>
 
+#include "impl/fake.h"
 #include "impl/geometry.h"
 #include "impl/tensor.h"
 
@@ -313,6 +315,100 @@ bool foreign_owner_raises(const Program& p, const Step& s, const Observation& be
   return true;
 }
 
+// Note [Fake checks]
+// After every step, every live variable's reference tensor is converted by
+// one MetaConverter that lives for the whole program (a fresh one at step
+// 0), as a FakeTensorMode converts the inputs a compiler traces.
+// kFakeAliasing (F1, F2): a meta tensor made at this step has the real
+// geometry and dtype (the memo keeps giving it while the real tensor lives,
+// even after an in-place metadata op changed the real one: F2 wins);
+// converting again gives the same meta tensor; variables bound to one
+// tensor get one meta tensor; variables share a meta storage exactly when
+// they share a real storage; a meta storage first made at this step has
+// the real nbytes (0 for an emptied storage).
+// kFakeMemoWeak (F3): the memo's tensor entries are exactly the live
+// tensors, and after a sweep its storage entries are exactly the live
+// storages, with nothing pending.
+struct FakeHook {
+  const Backend* reference;
+  bool memo;
+  std::shared_ptr<MetaConverter> conv;
+  std::shared_ptr<std::set<const MetaStorage*>> seen;
+  std::shared_ptr<std::set<const MetaTensorImpl*>> seen_tensors;
+
+  bool operator()(const Program& p, size_t k, const Observation&, const Observation& after,
+                  std::string* why) {
+    if (!reference) return true;
+    if (k == 0 || !conv) {
+      conv = std::make_shared<MetaConverter>();
+      seen = std::make_shared<std::set<const MetaStorage*>>();
+      seen_tensors = std::make_shared<std::set<const MetaTensorImpl*>>();
+    }
+    std::map<int32_t, const MetaStorage*> by_alias;  // alias class -> meta storage
+    std::map<const MetaStorage*, int32_t> alias_of;
+    std::map<int32_t, const MetaTensorImpl*> by_identity;
+    std::set<const MetaStorage*> fresh;
+    for (VarId v = 0; v < static_cast<VarId>(after.vars.size()); ++v) {
+      const VarObs& o = after.vars[static_cast<size_t>(v)];
+      const Tensor* t = reference->reference_tensor(v);
+      if (!o.live || !t) continue;
+      const std::string& name = p.var_names[static_cast<size_t>(v)];
+      MetaTensor m = conv->convert(*t);
+      if (memo) continue;
+      const Geometry& g = (*t)->geom;
+      const bool new_meta = seen_tensors->insert(m.get()).second;
+      bool same_geometry = m->geom.rank == g.rank && m->geom.offset == g.offset &&
+                           m->dtype == (*t)->dtype;
+      for (int d = 0; same_geometry && d < g.rank; ++d)
+        same_geometry = m->geom.sizes[d] == g.sizes[d] && m->geom.strides[d] == g.strides[d];
+      if (!same_geometry && new_meta)
+        return fail(why, "F1: the meta tensor of " + name +
+                             " has other sizes, strides, offset or dtype than the real one");
+      if (conv->convert(*t) != m)
+        return fail(why, "F2: converting " + name + " again gave another meta tensor");
+      auto id = by_identity.emplace(o.identity_class, m.get());
+      if (id.first->second != m.get())
+        return fail(why, "F2: " + name + " is the very tensor " +
+                             p.var_names[static_cast<size_t>(o.identity_class)] +
+                             " but converts to another meta tensor");
+      const MetaStorage* ms = m->storage.get();
+      auto a = by_alias.emplace(o.alias_class, ms);
+      if (a.first->second != ms)
+        return fail(why, "F2: " + name + " shares its storage with " +
+                             p.var_names[static_cast<size_t>(o.alias_class)] +
+                             " but its meta tensor has another meta storage");
+      auto b = alias_of.emplace(ms, o.alias_class);
+      if (b.first->second != o.alias_class)
+        return fail(why, "F2: " + name + " and " +
+                             p.var_names[static_cast<size_t>(b.first->second)] +
+                             " have distinct storages but one meta storage");
+      if (seen->insert(ms).second) fresh.insert(ms);
+      if (fresh.count(ms) && ms->nbytes != o.storage_nbytes)
+        return fail(why, "F2: the meta storage of " + name + " has " + std::to_string(ms->nbytes) +
+                             " bytes, its real storage " + std::to_string(o.storage_nbytes));
+    }
+    if (!memo) return true;
+    std::set<int32_t> tensors, storages;
+    for (const VarObs& o : after.vars) {
+      if (!o.live) continue;
+      tensors.insert(o.identity_class);
+      storages.insert(o.alias_class);
+    }
+    MemoStats s = conv->stats();
+    if (s.tensors != static_cast<int64_t>(tensors.size()))
+      return fail(why, "F3: the memo holds " + std::to_string(s.tensors) + " tensor entries for " +
+                           std::to_string(tensors.size()) +
+                           " live tensors (a strong reference keeps dead tensors)");
+    conv->sweep();
+    s = conv->stats();
+    if (s.storages != static_cast<int64_t>(storages.size()) || s.pending != 0)
+      return fail(why, "F3: after a sweep the memo holds " + std::to_string(s.storages) +
+                           " storage entries (" + std::to_string(s.pending) + " pending) for " +
+                           std::to_string(storages.size()) + " live storages");
+    return true;
+  }
+};
+
 using StatelessCheck = bool (*)(const Program&, const Step&, const Observation&,
                                 const Observation&, std::string*);
 
@@ -323,15 +419,16 @@ StepHook stateless(StatelessCheck check) {
 
 }  // namespace
 
-StepHook make_all_invariants_hook() {
+StepHook make_all_invariants_hook(const Backend* reference) {
   std::vector<StepHook> hooks;
   for (Invariant inv : {Invariant::kCloneGivesZeros, Invariant::kInputStaysEmptied,
                         Invariant::kBoundsCheckedRaise, Invariant::kRehydrateKeepsAliasing,
                         Invariant::kReshrinkToZero, Invariant::kUndersizedNotRestored,
                         Invariant::kNoCopyUntilWrite, Invariant::kLastSharerTakesOwnership,
                         Invariant::kRefcountMatchesSharers, Invariant::kViewsMaterializeOnce,
-                        Invariant::kForeignOwnerRaises})
-    hooks.push_back(make_invariant_hook(inv));
+                        Invariant::kForeignOwnerRaises, Invariant::kFakeAliasing,
+                        Invariant::kFakeMemoWeak})
+    hooks.push_back(make_invariant_hook(inv, reference));
   return [hooks](const Program& p, size_t k, const Observation& before, const Observation& after,
                  std::string* why) mutable {
     for (StepHook& h : hooks)
@@ -340,8 +437,10 @@ StepHook make_all_invariants_hook() {
   };
 }
 
-StepHook make_invariant_hook(Invariant inv) {
+StepHook make_invariant_hook(Invariant inv, const Backend* reference) {
   switch (inv) {
+    case Invariant::kFakeAliasing: return FakeHook{reference, false, nullptr, {}, {}};
+    case Invariant::kFakeMemoWeak: return FakeHook{reference, true, nullptr, {}, {}};
     case Invariant::kCloneGivesZeros: return stateless(clone_gives_zeros);
     case Invariant::kInputStaysEmptied: return stateless(input_stays_emptied);
     case Invariant::kBoundsCheckedRaise: return stateless(bounds_checked_raise);

@@ -26,11 +26,16 @@ enum class Invariant {
   kRefcountMatchesSharers, ///< C2: a block's count is its live sharers
   kViewsMaterializeOnce,   ///< C3/C5: one materialization for all views, metadata kept
   kForeignOwnerRaises,     ///< C7: lazy_clone of foreign data raises, source untouched
+  kFakeAliasing,           ///< F1/F2: meta conversion keeps geometry, identity, aliasing
+  kFakeMemoWeak,           ///< F3: the memo holds live tensors only; a sweep frees dead storages
 };
 
-StepHook make_invariant_hook(Invariant inv);
+/// `reference` is the reference backend (Backend::reference_tensor), which
+/// kFakeAliasing and kFakeMemoWeak convert after every step; without it they
+/// check nothing.
+StepHook make_invariant_hook(Invariant inv, const Backend* reference = nullptr);
 /// Every invariant at once (for `storcheck repro`): the first broken one
 /// reports, its reason prefixed with the SEMANTICS id.
-StepHook make_all_invariants_hook();
+StepHook make_all_invariants_hook(const Backend* reference = nullptr);
 
 }  // namespace storcheck

@@ -124,6 +124,14 @@ const std::vector<Property>& properties() {
       {"shrink.undersized_not_restored",
        "a genuinely undersized storage is never restored: clone paths report S8 (R7)",
        PropertyKind::kInvariant, false, shrink_config(), Invariant::kUndersizedNotRestored},
+      {"fake.aliasing_preserved",
+       "meta conversion after every step keeps geometry, identity and storage sharing; "
+       "emptied storages give 0-byte meta storages (F1, F2)",
+       PropertyKind::kInvariant, false, shrink_config(), Invariant::kFakeAliasing},
+      {"fake.memo_weak_no_leak",
+       "the meta memo holds exactly the live tensors, and after a sweep exactly the live "
+       "storages (F3)",
+       PropertyKind::kInvariant, false, shrink_config(), Invariant::kFakeMemoWeak},
   };
   return kProps;
 }
@@ -156,7 +164,7 @@ bool fails_once(const Property& prop, Runner& runner, const Program& p, std::str
     return false;
   }
   RunReport rep = prop.kind == PropertyKind::kInvariant
-                      ? runner.run(p, false, make_invariant_hook(prop.invariant))
+                      ? runner.run(p, false, make_invariant_hook(prop.invariant, runner.backends()[0]))
                       : runner.run(p);
   if (steps) *steps += rep.steps_run;
   if (!rep.diverged) return false;

@@ -100,7 +100,7 @@ int report(const ReproOptions& opt, std::ostream& out, std::ostream& err) {
   if (!rep.diverged) {
     // The reference against SEMANTICS itself: every invariant after every step.
     Runner alone({list[0]}, opt.limits);
-    RunReport inv = alone.run(p, false, make_all_invariants_hook());
+    RunReport inv = alone.run(p, false, make_all_invariants_hook(list[0]));
     if (inv.diverged) {
       out << "INVARIANT BROKEN at " << inv.divergence.to_string(p) << "\n";
       return 1;

@@ -28,6 +28,7 @@
 #include <string_view>
 
 #include "impl/error.h"
+#include "impl/tensor.h"
 #include "oracles/observation.h"
 #include "program/ir.h"
 #include "program/limits.h"
@@ -71,6 +72,13 @@ class Backend {
   /// A finding of the crash-isolated unsafe mode after the last step ("" if
   /// none): see make_torch_cpu_backend(true).
   virtual std::string take_unsafe_finding() { return std::string(); }
+  /// The reference's tensor bound to `v` (null when unbound, or for a
+  /// backend that is not the reference): the meta/fake checks convert the
+  /// reference's own tensors (harness/invariants.h kFakeAliasing).
+  virtual const Tensor* reference_tensor(VarId v) const {
+    (void)v;
+    return nullptr;
+  }
 };
 
 /// DTypeArg (program/) to DType (impl/): same order by construction.

@@ -54,6 +54,12 @@ class ReferenceBackend final : public Backend {
     return {};
   }
 
+  const Tensor* reference_tensor(VarId v) const override {
+    if (v < 0 || static_cast<size_t>(v) >= vars_.size() || !vars_[static_cast<size_t>(v)])
+      return nullptr;
+    return &vars_[static_cast<size_t>(v)];
+  }
+
   void observe(Observation* obs, const ObserveScope& scope = {}) override {
     obs->vars.resize(vars_.size());
     obs->cow_copies = cow_copies() - copies_at_begin_;
