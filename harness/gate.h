@@ -57,6 +57,12 @@ struct ReproOptions {
   Limits limits;
 };
 int run_repro(const ReproOptions& opt, std::ostream& out, std::ostream& err);
+/// The report `storcheck repro` prints for a parsed program (`text` is its
+/// source, read for a `# known:` header; `label` names it in the first
+/// line): the trace, the first divergence, the invariants. Returns repro's
+/// exit code, 0 or 1. The fuzz targets print it before they abort.
+int print_repro_report(const Program& p, const std::string& text, const std::string& label,
+                       bool eager_unsafe, const Limits& limits, std::ostream& out);
 
 /// Reads and parses a program file with every limit applied. On failure
 /// returns false and sets *error to one line "PATH:LINE: message".
