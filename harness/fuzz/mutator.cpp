@@ -384,6 +384,12 @@ size_t ProgramMutator::mutate(uint8_t* data, size_t size, size_t max_size, unsig
   ++stats_[static_cast<size_t>(bytes)].tried;
   size_t n = fallback(data, size, max_size);
   ++stats_[static_cast<size_t>(bytes)].produced;
+  // Name the byte level as the last mutator comment, which stats read.
+  static constexpr std::string_view kTag = "\n# mutator: bytes\n";
+  if (n + kTag.size() <= max_size) {
+    std::memcpy(data + n, kTag.data(), kTag.size());
+    n += kTag.size();
+  }
   return n;
 }
 

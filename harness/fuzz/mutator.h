@@ -9,7 +9,9 @@
 // libFuzzer's MutationDispatcher), so stats can say which one ran. Each
 // output ends with a comment `# mutator: NAME`, which the parser skips and
 // which stays in the corpus file libFuzzer keeps: counting those lines in
-// the files a night added tells which mutators produced new coverage.
+// the files a night added tells which mutators produced new coverage (the
+// last such line of a file: byte-level output keeps the old line and gets
+// `# mutator: bytes` appended).
 //
 // Invariant: a program-level result always parses under the limits given
 // to the constructor and uses only the ops of its OpSet; a repair removes a
