@@ -327,6 +327,13 @@ Status infer_size(IntSpan shape, int64_t numel, int64_t* out) {
                        "ambiguous");
       out[infer] = numel / newsize;
     }
+    // A wrapped product can match numel (0 here): the new sizes' own numel
+    // is then computed with checked arithmetic, as LibTorch's set_sizes
+    // does, and overflows (S9; found by views_fuzzer).
+    int64_t checked = 1;
+    for (int d = 0; d < shape.size; ++d)
+      if (__builtin_mul_overflow(checked, out[d], &checked))
+        return err(ErrorKind::kStorageSizeOverflow, "numel: integer multiplication overflow");
     return {};
   }
   return err(ErrorKind::kShapeMismatch, "shape '" + format_ints(shape) +
