@@ -731,7 +731,6 @@ Result<Tensor> slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, i
   if (step <= 0) return err(ErrorKind::kInvalidArgument, "slice step must be positive");
   int d = static_cast<int>(dim);
   int64_t size = t->size(d);
-  if (start == std::numeric_limits<int64_t>::max()) start = 0;
   if (start < 0) start += size;
   if (end < 0) end += size;
   if (start < 0) start = 0;
