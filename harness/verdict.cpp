@@ -31,6 +31,17 @@ Judge::Judge(const Limits& limits) : backends_(BackendSet::make()), limits_(limi
 Verdict Judge::judge(const Program& p) {
   Verdict v;
   std::vector<Backend*> all = backends_.all();
+  // Each judgement frees what it allocated: libFuzzer re-runs an input
+  // under LeakSanitizer whenever mallocs and frees of a run differ, which
+  // tensors kept until the next program would make them do every time.
+  struct Release {
+    const std::vector<Backend*>& all;
+    const Limits& limits;
+    ~Release() {
+      static const Program kEmpty;
+      for (Backend* b : all) b->begin(kEmpty, limits);
+    }
+  } release{all, limits_};
   {
     Runner fast(all, limits_);
     if (!fast.run(p, false, make_all_invariants_hook()).diverged) return v;
