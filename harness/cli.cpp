@@ -11,6 +11,7 @@
 #include "harness/bench.h"
 #include "harness/emit.h"
 #include "harness/gate.h"
+#include "harness/minimize.h"
 #include "harness/properties.h"
 
 namespace storcheck {
@@ -56,6 +57,7 @@ void usage(std::ostream& o) {
        "  emit --python|--cpp FILE\n"
        "                     a standalone PyTorch script or LibTorch program that replays FILE and\n"
        "                     asserts what the reference expects after every step\n"
+       "  minimize FILE      remove steps while the failure stays the same; -o OUT writes the result\n"
        "  bench              throughput report: programs/s per mode, ratios, scaling, peak RSS\n"
        "                     (--json)\n"
        "  list               the properties\n"
@@ -113,7 +115,7 @@ int fail_usage(std::ostream& err, const std::string& msg) {
 
 int storcheck_main(int argc, const char* const* argv, const char* rc_params, std::ostream& out,
                    std::ostream& err) {
-  if (argc < 2) return fail_usage(err, "missing COMMAND (gate, check, repro, emit, bench, list, help)");
+  if (argc < 2) return fail_usage(err, "missing COMMAND (gate, check, repro, emit, minimize, bench, list, help)");
   Options o;
   o.command = argv[1];
   if (o.command == "help" || o.command == "--help" || o.command == "-h") {
@@ -122,10 +124,12 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
   }
   char cmd_letter = o.command == "gate" ? 'g' : o.command == "check" ? 'c'
                     : o.command == "repro" ? 'r' : o.command == "list" ? 'l'
-                    : o.command == "bench" ? 'b' : o.command == "emit" ? 'e' : 0;
+                    : o.command == "bench" ? 'b' : o.command == "emit" ? 'e'
+                    : o.command == "minimize" ? 'm' : 0;
   if (!cmd_letter) return fail_usage(err, "unknown command '" + o.command + "'");
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
+    if (a == "-o") a = "--out";
     if (a.size() < 2 || a.rfind("--", 0) != 0) {
       o.positional.push_back(a);
       continue;
@@ -289,6 +293,14 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
       return 2;
     }
     return 0;
+  }
+  if (o.command == "minimize") {
+    if (o.positional.size() != 1) return fail_usage(err, "minimize takes exactly one FILE");
+    MinimizeOptions m;
+    m.path = o.positional[0];
+    m.out_path = o.out;
+    m.plant_fault = o.plant_fault;
+    return run_minimize(m, out, err);
   }
   // repro
   if (o.positional.size() != 1) return fail_usage(err, "repro takes exactly one FILE");

@@ -80,6 +80,12 @@ struct ReproOptions {
   Limits limits;
 };
 int run_repro(const ReproOptions& opt, std::ostream& out, std::ostream& err);
+/// The report `storcheck repro` prints for a parsed program (`text` is its
+/// source, read for a `# known:` header; `label` names it in the first
+/// line): the trace, the first divergence, the invariants. Returns repro's
+/// exit code, 0 or 1. The fuzz targets print it before they abort.
+int print_repro_report(const Program& p, const std::string& text, const std::string& label,
+                       bool eager_unsafe, const Limits& limits, std::ostream& out);
 
 /// The id of a `# known: ID` header line of a program file ("" when none).
 std::string known_id_of(const std::string& text);

@@ -61,11 +61,17 @@ int report(const ReproOptions& opt, std::ostream& out, std::ostream& err) {
     err << "storcheck repro: " << e << "\n";
     return 2;
   }
-  BackendSet backends = BackendSet::make(opt.eager_unsafe);
+  return print_repro_report(p, text, opt.path, opt.eager_unsafe, opt.limits, out);
+}
+}  // namespace
+
+int print_repro_report(const Program& p, const std::string& text, const std::string& label,
+                       bool eager_unsafe, const Limits& limits, std::ostream& out) {
+  BackendSet backends = BackendSet::make(eager_unsafe);
   std::vector<Backend*> list = backends.all();
-  Runner runner(list, opt.limits);
+  Runner runner(list, limits);
   RunReport rep = runner.run(p, /*keep_trace=*/true);
-  out << "storcheck repro " << opt.path << ": " << p.steps.size() << " steps on " << list.size()
+  out << "storcheck repro " << label << ": " << p.steps.size() << " steps on " << list.size()
       << " backends (";
   for (size_t b = 0; b < list.size(); ++b) out << (b ? ", " : "") << list[b]->name();
   out << ")\n";
@@ -99,7 +105,7 @@ int report(const ReproOptions& opt, std::ostream& out, std::ostream& err) {
   bool declared_applies = declared && list.size() > 1 && declared->applies_to(torch_version());
   if (!rep.diverged) {
     // The reference against SEMANTICS itself: every invariant after every step.
-    Runner alone({list[0]}, opt.limits);
+    Runner alone({list[0]}, limits);
     RunReport inv = alone.run(p, false, make_all_invariants_hook(list[0]));
     if (inv.diverged) {
       out << "INVARIANT BROKEN at " << inv.divergence.to_string(p) << "\n";
@@ -137,7 +143,5 @@ int report(const ReproOptions& opt, std::ostream& out, std::ostream& err) {
   }
   return 1;
 }
-
-}  // namespace
 
 }  // namespace storcheck

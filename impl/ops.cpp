@@ -327,6 +327,13 @@ Status infer_size(IntSpan shape, int64_t numel, int64_t* out) {
                        "ambiguous");
       out[infer] = numel / newsize;
     }
+    // A wrapped product can match numel (0 here): the new sizes' own numel
+    // is then computed with checked arithmetic, as LibTorch's set_sizes
+    // does, and overflows (S9; found by views_fuzzer).
+    int64_t checked = 1;
+    for (int d = 0; d < shape.size; ++d)
+      if (__builtin_mul_overflow(checked, out[d], &checked))
+        return err(ErrorKind::kStorageSizeOverflow, "numel: integer multiplication overflow");
     return {};
   }
   return err(ErrorKind::kShapeMismatch, "shape '" + format_ints(shape) +
@@ -724,7 +731,6 @@ Result<Tensor> slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, i
   if (step <= 0) return err(ErrorKind::kInvalidArgument, "slice step must be positive");
   int d = static_cast<int>(dim);
   int64_t size = t->size(d);
-  if (start == std::numeric_limits<int64_t>::max()) start = 0;
   if (start < 0) start += size;
   if (end < 0) end += size;
   if (start < 0) start = 0;
@@ -1106,17 +1112,22 @@ Status copy_(const Tensor& dst, const Tensor& src) {
   bool same_geom = a.rank == b.rank && a.offset == b.offset && dst->dtype == src->dtype;
   for (int d = 0; same_geom && d < a.rank; ++d)
     same_geom = a.sizes[d] == b.sizes[d] && a.strides[d] == b.strides[d];
-  if (dst == src || (same_storage && same_geom)) {
+  // LibTorch 1.13 returns early for the same tensor, then raises on an
+  // internally overlapping destination, and only then returns early for
+  // another view of the same data (found by views_fuzzer).
+  MemOverlap mo = internal_overlap(a);
+  if (dst == src || (same_storage && same_geom && mo != MemOverlap::kYes)) {
     ++*dst->version;
     return {};
   }
-  MemOverlap mo = internal_overlap(a);
   if (mo == MemOverlap::kTooHard && a.has_overlap())
     return err(ErrorKind::kUndefinedBehavior,
                "copy_: not executed: undefined: the written tensor (sizes " + format_sizes(a) +
                    ", strides " + format_strides(a) +
                    ") has overlapping elements that LibTorch does not detect");
-  MemOverlapStatus os = same_storage ? overlap_status(a, b, true, false) : MemOverlapStatus::kNo;
+  // Same geometry here means an overlapping destination: internal_overlap below.
+  MemOverlapStatus os = same_storage && !same_geom ? overlap_status(a, b, true, false)
+                                                   : MemOverlapStatus::kNo;
   if ((os == MemOverlapStatus::kTooHard || os == MemOverlapStatus::kFull) &&
       elements_intersect(a, b))
     return err(ErrorKind::kUndefinedBehavior,

@@ -479,8 +479,45 @@ Error TorchCpuBackend::run_empty_strided(const Step& s) {
 Error TorchCpuBackend::run_reshape(const Step& s) {
   const at::Tensor& t = var(s, 0);
   at::IntArrayRef sizes = to_ref(s.args[1].list);
-  // Same shape inference as reshape (raises the same errors).
-  at::DimVector shape = at::infer_size_dv(sizes, t.numel());
+  // Same shape inference as reshape (raises the same errors). The sizes'
+  // product may overflow int64: at::infer_size_dv, inlined here from
+  // ATen/InferSize.h, would then run signed overflow, undefined behaviour
+  // that UBSan reports (found by views_fuzzer). LibTorch's compiled reshape
+  // wraps, and so does the reference (wrap_mul): infer with the product
+  // taken modulo 2^64 and hand only a non-overflowing case to ATen.
+  uint64_t wrapped = 1;
+  bool overflows = false;
+  int infer = -1, inferred = 0;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    int64_t x = sizes[d];
+    if (x < 0) {  // -1 (inferred) or invalid: infer_size_dv reports it
+      if (x == -1) infer = static_cast<int>(d), ++inferred;
+      continue;
+    }
+    int64_t unused;
+    overflows = overflows || __builtin_mul_overflow(static_cast<int64_t>(wrapped), x, &unused);
+    wrapped *= static_cast<uint64_t>(x);
+  }
+  at::DimVector shape;
+  if (!overflows) {
+    shape = at::infer_size_dv(sizes, t.numel());
+  } else {
+    auto newsize = static_cast<int64_t>(wrapped);
+    int64_t numel = t.numel();
+    if (inferred > 1) return error(ErrorKind::kInvalidArgument, "only one dimension can be inferred");
+    for (int64_t x : sizes)
+      if (x < -1)
+        return error(ErrorKind::kInvalidArgument, "invalid shape dimension " + std::to_string(x));
+    if (!(numel == newsize || (infer >= 0 && newsize > 0 && numel % newsize == 0)))
+      return error(ErrorKind::kShapeMismatch, "shape '" + list_str(sizes) +
+                                                  "' is invalid for input of size " +
+                                                  std::to_string(numel));
+    if (infer >= 0 && newsize == 0)
+      return error(ErrorKind::kInvalidArgument,
+                   "cannot reshape tensor of 0 elements into shape " + list_str(sizes));
+    shape.assign(sizes.begin(), sizes.end());
+    if (infer >= 0) shape[static_cast<size_t>(infer)] = numel / newsize;
+  }
   bool is_view = at::detail::computeStride(t.sizes(), t.strides(), shape).has_value();
   if (is_view) {
     bind(s, t.reshape(sizes));

@@ -6,6 +6,12 @@
 # through ctest, then every property on a few thousand programs. Any
 # sanitizer report aborts the run (-fno-sanitize-recover=all).
 #
+# The same build links the libFuzzer targets (-DSTORCHECK_LIBFUZZER=ON;
+# harness/fuzz/README.md): ctest replays every corpus file of every target
+# (fuzz.replay.*), and a smoke step fuzzes each target for
+# FUZZ_SMOKE_SECONDS (default 20) from a copy of its corpus; a crash fails
+# the run and is left in build-asan/fuzz-smoke/.
+#
 #   ./scripts/sanitize.sh
 set -euo pipefail
 
@@ -19,7 +25,7 @@ BUILD=${ASAN_BUILD_DIR:-build-asan}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 CXX=clang++ BUILD_DIR="$BUILD" \
-  STORCHECK_CMAKE_ARGS="-DSTORCHECK_FAULT_INJECTION=ON -DSTORCHECK_SANITIZE=address,undefined -DSTORCHECK_EMIT_TESTS=OFF" \
+  STORCHECK_CMAKE_ARGS="-DSTORCHECK_FAULT_INJECTION=ON -DSTORCHECK_SANITIZE=address,undefined -DSTORCHECK_LIBFUZZER=ON -DSTORCHECK_EMIT_TESTS=OFF" \
   ./scripts/build.sh
 
 # The emitted reproducers (one LibTorch program per regression file) are
@@ -45,4 +51,26 @@ for p in $("$BUILD/storcheck" list | awk '{print $1}'); do
   fi
 done
 echo "sanitized properties: $passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+
+# Fuzz smoke: each target for a few seconds from its seeds (a copy: the
+# source tree's corpus is not grown here; scripts/nightly.sh does that).
+smoke="$BUILD/fuzz-smoke"
+rm -rf "$smoke" && mkdir -p "$smoke"
+fuzz_passed=0
+fuzz_failed=0
+for t in views_fuzzer shrink_fuzzer cow_fuzzer program_parser_fuzzer; do
+  mkdir -p "$smoke/$t"
+  cp -p "corpus/$t"/* "$smoke/$t/"
+  if "$BUILD/$t" -max_total_time="${FUZZ_SMOKE_SECONDS:-20}" -timeout=10 -rss_limit_mb=4096 \
+    -max_len=4096 -dict=harness/fuzz/storcheck.dict -print_final_stats=1 \
+    -artifact_prefix="$smoke/" "$smoke/$t" >"$smoke/$t.log" 2>&1; then
+    fuzz_passed=$((fuzz_passed + 1))
+    echo "fuzz smoke $t: ok, $(sed -n 's/^stat::average_exec_per_sec: *//p' "$smoke/$t.log") exec/s"
+  else
+    fuzz_failed=$((fuzz_failed + 1))
+    echo "fuzz smoke $t: FAILED (crash file and log in $smoke/)"
+    grep -a -A30 '^==storcheck==\|ERROR:' "$smoke/$t.log" | head -60 || true
+  fi
+done
+echo "fuzz-smoke: $fuzz_passed passed, $fuzz_failed failed"
+[[ $failed -eq 0 && $fuzz_failed -eq 0 ]]

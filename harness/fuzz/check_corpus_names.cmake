@@ -1,0 +1,30 @@
+# ctest fuzz.corpus_names: every seed file in corpus/<target>/ is named after
+# the SHA-1 of its content, as libFuzzer names the files it adds, so the
+# same program is never kept twice and a merge never renames a seed.
+#
+#   cmake -DCORPUS=corpus -P harness/fuzz/check_corpus_names.cmake
+if(NOT CORPUS)
+  message(FATAL_ERROR "Incorrect usage: pass -DCORPUS=<the corpus folder>")
+endif()
+set(bad 0)
+set(count 0)
+foreach(target views_fuzzer shrink_fuzzer cow_fuzzer program_parser_fuzzer)
+  file(GLOB files ${CORPUS}/${target}/*)
+  if(NOT files)
+    message(SEND_ERROR "${CORPUS}/${target}/ has no seed file")
+    math(EXPR bad "${bad} + 1")
+  endif()
+  foreach(f ${files})
+    get_filename_component(name ${f} NAME)
+    file(SHA1 ${f} sum)
+    math(EXPR count "${count} + 1")
+    if(NOT name STREQUAL sum)
+      message(SEND_ERROR "${f}: named '${name}', but its SHA-1 is ${sum}; rename it (git mv)")
+      math(EXPR bad "${bad} + 1")
+    endif()
+  endforeach()
+endforeach()
+if(bad GREATER 0)
+  message(FATAL_ERROR "${bad} of ${count} corpus files misnamed or missing")
+endif()
+message(STATUS "${count} corpus files, each named after its SHA-1")

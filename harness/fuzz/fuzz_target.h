@@ -1,0 +1,89 @@
+// The fuzz targets (issue 6): one per area of SEMANTICS.md, each taking
+// program text as its input, plus the parser target. This header is the
+// table of targets and the code behind every LLVMFuzzerTestOneInput, kept
+// out of the entry points so GoogleTest can drive it.
+//
+// Note [What a fuzz input is]
+// 1) Bytes that do not parse under fuzz_parse_limits() are rejected (the
+//    entry point returns -1, so libFuzzer keeps them out of the corpus).
+// 2) A program using an op outside its target's area is rejected the same
+//    way: each target's corpus stays about its area, and a program that
+//    belongs to another area is that target's to find.
+// 3) Every other program is judged as `storcheck repro` judges it (Judge:
+//    every backend compared after every step, then every SEMANTICS
+//    invariant on the reference, known divergences excused) under the
+//    default run-time Limits, so a finding replays with `storcheck repro`.
+// Parsing is tighter than repro's (fewer steps, smaller factories) to keep
+// the cost per input low; whatever parses here parses there too.
+//
+//   FuzzHarness h(*find_fuzz_target("views_fuzzer"));
+//   FuzzResult r = h.run("t0 = arange [3,4] f32\nt1 = t t0\n");
+//   if (r.outcome == FuzzOutcome::kFinding) std::cerr << r.verdict.what;
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "generators/program_gen.h"
+#include "harness/verdict.h"
+#include "program/ir.h"
+#include "program/limits.h"
+
+namespace storcheck {
+
+struct FuzzTarget {
+  std::string_view name;     ///< the executable and corpus/NAME/ folder
+  std::string_view summary;
+  OpSet ops;                 ///< the ops its programs may use (empty: the parser target)
+  bool runs_programs = true; ///< false: parser and printer only
+};
+
+/// Every fuzz target, in build order. fake_fuzzer is not here: fake/sparse
+/// conversion (issue 5) does not exist yet.
+const std::vector<FuzzTarget>& fuzz_targets();
+/// Null when unknown.
+const FuzzTarget* find_fuzz_target(std::string_view name);
+
+/// The parse limits of the program targets (Note [What a fuzz input is]).
+Limits fuzz_parse_limits();
+
+enum class FuzzOutcome {
+  kRejected,  ///< not a program of this target: the entry point returns -1
+  kPassed,    ///< judged, no failure (a known divergence passes)
+  kFinding,   ///< a divergence or a broken invariant: the entry point aborts
+};
+
+struct FuzzResult {
+  FuzzOutcome outcome = FuzzOutcome::kRejected;
+  std::string reject_reason;  ///< kRejected: the parse error or the foreign op
+  Program program;            ///< parsed (not for kRejected)
+  Verdict verdict;            ///< kFinding and kPassed
+};
+
+/// Runs fuzz inputs of one program target; backends (LibTorch included) are
+/// made once. Single threaded.
+class FuzzHarness {
+ public:
+  explicit FuzzHarness(const FuzzTarget& target);
+  FuzzResult run(std::string_view text);
+  const FuzzTarget& target() const { return target_; }
+
+ private:
+  const FuzzTarget& target_;
+  Judge judge_;
+};
+
+/// The parser target's check: bytes either fail to parse, or parse to a
+/// program that validates and whose print parses back to the same program
+/// and prints the same text. Returns kRejected or kPassed; kFinding (with
+/// *why) when a round trip breaks.
+FuzzOutcome check_parser_roundtrip(std::string_view bytes, std::string* why);
+
+/// The report a program target prints before it aborts on a finding: a
+/// header naming the target and the failure, the `storcheck repro` report
+/// of the program, and the program text.
+std::string finding_report(const FuzzTarget& target, const FuzzResult& r,
+                           const std::string& plant_fault);
+
+}  // namespace storcheck
