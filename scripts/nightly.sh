@@ -236,7 +236,7 @@ for t in $targets; do
       what=${what:-crash $base}
       sig="crash $t ${what#SUMMARY: }"
       cp "$small" "$out/findings/$t-$base"
-      echo -e "$t\t$sig\t$what\t$out/findings/$t-$base\t$BUILD/$t ${plant_flag[*]} $out/findings/$t-$base" >>"$findings_tsv"
+      echo -e "$t\t$sig\t$what\t$out/findings/$t-$base\t$BUILD/$t ${plant_flag[*]} $out/findings/$t-$base\t\t" >>"$findings_tsv"
       continue
     fi
     [[ -n "${SEEN[$sig]:-}" ]] && continue
@@ -253,7 +253,12 @@ for t in $targets; do
     } >"$reg.tmp.$$"
     mv "$reg.tmp.$$" "$reg"
     repro="$STORCHECK repro $reg${plant:+ --plant-fault $plant}"
-    echo -e "$t\t$sig\t$what\t$reg\t$repro" >>"$findings_tsv"
+    # Standalone reproducers for the upstream report (storcheck emit, issue 9).
+    py="$out/findings/$t-$hash.py"
+    cpp="$out/findings/$t-$hash.cpp"
+    "$STORCHECK" emit --python "$reg" --out "$py" ${plant:+--plant-fault "$plant"} >/dev/null 2>&1 || py=""
+    "$STORCHECK" emit --cpp "$reg" --out "$cpp" ${plant:+--plant-fault "$plant"} >/dev/null 2>&1 || cpp=""
+    echo -e "$t\t$sig\t$what\t$reg\t$repro\t$py\t$cpp" >>"$findings_tsv"
     log "finding in $t: $sig -> $reg"
   done
 done
@@ -293,11 +298,14 @@ md="$out/report.md"
   else
     echo "## New findings ($nfindings, deduplicated by first divergence)"
     echo
-    while IFS=$'\t' read -r t sig what file repro; do
+    while IFS=$'\t' read -r t sig what file repro py cpp; do
       echo "- **$t**: \`$sig\`"
       echo "  - $what"
       echo "  - file: \`$file\`"
       echo "  - reproduce: \`$repro\`"
+      if [[ -n "$py$cpp" ]]; then
+        echo "  - standalone reproducers for an upstream report: [\`$py\`]($py), [\`$cpp\`]($cpp)"
+      fi
     done <"$findings_tsv"
   fi
   echo
@@ -322,11 +330,12 @@ md="$out/report.md"
   echo "  ],"
   echo "  \"findings\": ["
   first=1
-  while IFS=$'\t' read -r t sig what file repro; do
+  while IFS=$'\t' read -r t sig what file repro py cpp; do
     [[ $first -eq 1 ]] || echo ","
     first=0
-    printf '    {"target": %s, "signature": %s, "what": %s, "file": %s, "repro": %s}' \
-      "$(json_str "$t")" "$(json_str "$sig")" "$(json_str "$what")" "$(json_str "$file")" "$(json_str "$repro")"
+    printf '    {"target": %s, "signature": %s, "what": %s, "file": %s, "repro": %s, "python": %s, "cpp": %s}' \
+      "$(json_str "$t")" "$(json_str "$sig")" "$(json_str "$what")" "$(json_str "$file")" "$(json_str "$repro")" \
+      "$(json_str "$py")" "$(json_str "$cpp")"
   done <"$findings_tsv"
   echo
   echo "  ]"
