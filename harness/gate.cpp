@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <mutex>
 #include <sstream>
@@ -431,6 +432,8 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
 
   if (!opt.junit_path.empty()) {
     std::ostringstream x;
+    // JUnit's time is xs:decimal: fixed notation, never 6e-05.
+    x << std::fixed << std::setprecision(6);
     int nfail = 0, nskip = 0, nerror = 0;
     for (const CaseRow& r : rows) {
       nfail += r.status == "FAIL" || r.status == "XPASS";
