@@ -599,7 +599,11 @@ Error TorchCpuBackend::run_resize(const Step& s) {
                      std::to_string(t.storage_offset()) + " overflows int64 (S9)");
   int64_t old_nbytes = storage_nbytes(t);
   bool grows = numel > 0 && bytes > old_nbytes;
-  if (grows) {
+  // A non-resizable storage makes LibTorch raise before it allocates
+  // (resize_bytes_cpu checks first), so the allocation limit applies only
+  // to a storage that can grow: non_resizable wins over resource_limit, as
+  // in LibTorch and the reference (found by shrink_fuzzer).
+  if (grows && t.storage().unsafeGetStorageImpl()->resizable()) {
     if (Error e = check_alloc("resize_", bytes); e.kind != ErrorKind::kNone) return e;
   }
   t.resize_(sizes);
