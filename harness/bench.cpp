@@ -1,4 +1,5 @@
 #include "harness/bench.h"
+#include "harness/gate.h"
 
 #include <algorithm>
 #include <chrono>
@@ -226,16 +227,6 @@ std::string pad(std::string s, size_t width, bool right = true) {
   return right ? fill + s : s + fill;
 }
 
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) continue;
-    o += c;
-  }
-  return o;
-}
-
 const ModeRow* find_mode(const BenchReport& r, const char* key) {
   for (const ModeRow& m : r.modes)
     if (std::string(m.key) == key) return &m;
@@ -348,9 +339,9 @@ void print_json(const BenchReport& r, std::ostream& out) {
   out << "  \"seed\": " << r.opt.seed << ", \"programs\": " << r.opt.programs
       << ", \"steps\": " << r.opt.steps << ", \"repetitions\": " << kBenchRepetitions
       << ", \"threads\": 1,\n";
-  out << "  \"torch\": " << (r.have_torch ? "true" : "false") << ", \"torch_version\": \""
-      << json_escape(r.torch_version) << "\", \"skip_reason\": \"" << json_escape(r.skip_reason)
-      << "\",\n";
+  out << "  \"torch\": " << (r.have_torch ? "true" : "false") << ", \"torch_version\": "
+      << json_string(r.torch_version) << ", \"skip_reason\": " << json_string(r.skip_reason)
+      << ",\n";
   out << "  \"modes\": [\n";
   for (size_t k = 0; k < r.modes.size(); ++k) {
     const ModeRow& m = r.modes[k];

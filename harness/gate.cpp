@@ -142,7 +142,9 @@ const char* fmt_row(const CaseRow& r) {
   return fmt_buf;
 }
 
-std::string json_escape(const std::string& s) {
+}  // namespace
+
+std::string json_string(const std::string& s) {
   std::string o = "\"";
   for (unsigned char c : s) {
     switch (c) {
@@ -163,6 +165,8 @@ std::string json_escape(const std::string& s) {
   }
   return o + "\"";
 }
+
+namespace {
 
 bool write_findings_json(const std::string& path, const std::vector<Finding>& findings,
                          std::ostream& err) {
@@ -204,12 +208,12 @@ std::string findings_to_json(const std::vector<Finding>& findings) {
   for (size_t k = 0; k < findings.size(); ++k) {
     const Finding& f = findings[k];
     o += k ? ",\n " : "\n ";
-    o += "{\"name\": " + json_escape(f.name) + ", \"status\": " + json_escape(f.status) +
+    o += "{\"name\": " + json_string(f.name) + ", \"status\": " + json_string(f.status) +
          ", \"seed\": " + std::to_string(f.seed) + ", \"program\": " + std::to_string(f.program) +
-         ", \"divergence\": " + json_escape(f.divergence) +
-         ", \"reproducer\": " + json_escape(f.reproducer) + ", \"scripts\": [";
-    for (size_t s = 0; s < f.scripts.size(); ++s) o += (s ? ", " : "") + json_escape(f.scripts[s]);
-    o += "], \"program_text\": " + json_escape(f.program_text) + "}";
+         ", \"divergence\": " + json_string(f.divergence) +
+         ", \"reproducer\": " + json_string(f.reproducer) + ", \"scripts\": [";
+    for (size_t s = 0; s < f.scripts.size(); ++s) o += (s ? ", " : "") + json_string(f.scripts[s]);
+    o += "], \"program_text\": " + json_string(f.program_text) + "}";
   }
   return o + (findings.empty() ? "]\n" : "\n]\n");
 }

@@ -48,6 +48,8 @@ struct Finding {
   std::vector<std::string> scripts;  ///< emitted .py and .cpp
   std::string program_text;
 };
+/// `s` as a JSON string literal, quotes included (control characters escaped).
+std::string json_string(const std::string& s);
 /// A JSON array of the findings (stable key order, one object per finding).
 std::string findings_to_json(const std::vector<Finding>& findings);
 
