@@ -39,6 +39,7 @@ enum class ErrorKind : unsigned char {
   kNonResizable,       ///< S10/R1: resize of a non-resizable storage
   kResourceLimit,      ///< an allocation beyond the program's Limits
   kUndefinedBehavior,  ///< S8: a compute kernel on undersized storage; not run
+  kUnsupportedFakeTensor, ///< F4: an input the meta/fake converter cannot convert
   kOther,              ///< a backend error that no rule above classifies
   kNumKinds
 };
