@@ -125,6 +125,33 @@ void convert_element(uint8_t* dst, DType to, const uint8_t* src, DType from) {
   }
 }
 
+void binop(uint8_t* r, const uint8_t* a, const uint8_t* b, DType d, BinOp op) {
+  switch (d) {
+    case DType::kF32: {
+      float x, y;
+      std::memcpy(&x, a, 4);
+      std::memcpy(&y, b, 4);
+      float z = op == BinOp::kAdd ? x + y : x * y;
+      std::memcpy(r, &z, 4);
+      return;
+    }
+    case DType::kF64: {
+      double x, y;
+      std::memcpy(&x, a, 8);
+      std::memcpy(&y, b, 8);
+      double z = op == BinOp::kAdd ? x + y : x * y;
+      std::memcpy(r, &z, 8);
+      return;
+    }
+    default: {
+      uint64_t x = static_cast<uint64_t>(load_as_int(a, d));
+      uint64_t y = static_cast<uint64_t>(load_as_int(b, d));
+      store_int(r, d, static_cast<int64_t>(op == BinOp::kAdd ? x + y : x * y));
+      return;
+    }
+  }
+}
+
 bool scalar_fits(DType d, const Scalar& s) {
   if (s.kind == Scalar::Kind::kBool) return true;
   if (d == DType::kBool) return true;

@@ -57,6 +57,12 @@ void store_int(uint8_t* p, DType d, int64_t v);
 /// Converts one element from `from` at src to `to` at dst (copy_ semantics).
 void convert_element(uint8_t* dst, DType to, const uint8_t* src, DType from);
 
+enum class BinOp : uint8_t { kAdd, kMul };
+/// r = a (op) b, all of dtype d, in d's arithmetic as PyTorch's kernels
+/// compute it: IEEE for floats, wrapping for integers, or/and for bool. `r`
+/// may be `a` or `b` (in-place accumulation).
+void binop(uint8_t* r, const uint8_t* a, const uint8_t* b, DType d, BinOp op);
+
 /// True when `s` converts to `d` without overflow (fill_, full: S.. F9).
 /// PyTorch 1.13 checks the range of integral dtypes, and finite doubles
 /// against float's range; nan and inf are fine for floating dtypes only.

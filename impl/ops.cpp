@@ -229,37 +229,6 @@ void store_scalar(uint8_t* p, DType d, const Scalar& s) {
     store_int(p, d, s.i);
 }
 
-enum class BinOp { kAdd, kMul };
-
-/// r = a (op) b, all of dtype d, computed in d's arithmetic (wrapping for
-/// integers, IEEE for floats, or/and for bool).
-void binop(uint8_t* r, const uint8_t* a, const uint8_t* b, DType d, BinOp op) {
-  switch (d) {
-    case DType::kF32: {
-      float x, y;
-      std::memcpy(&x, a, 4);
-      std::memcpy(&y, b, 4);
-      float z = op == BinOp::kAdd ? x + y : x * y;
-      std::memcpy(r, &z, 4);
-      return;
-    }
-    case DType::kF64: {
-      double x, y;
-      std::memcpy(&x, a, 8);
-      std::memcpy(&y, b, 8);
-      double z = op == BinOp::kAdd ? x + y : x * y;
-      std::memcpy(r, &z, 8);
-      return;
-    }
-    default: {
-      uint64_t x = static_cast<uint64_t>(load_as_int(a, d));
-      uint64_t y = static_cast<uint64_t>(load_as_int(b, d));
-      store_int(r, d, static_cast<int64_t>(op == BinOp::kAdd ? x + y : x * y));
-      return;
-    }
-  }
-}
-
 /// PyTorch's computeStride (view), or false when not expressible (S6).
 bool compute_stride(const Geometry& old, IntSpan shape, int64_t* out) {
   int n = shape.size;
