@@ -419,6 +419,37 @@ Result<Tensor> compressed_part(const SparseTensor& s, bool want_row, bool compre
   return part_alias(*s, compressed ? s->compressed_indices : s->plain_indices, accessor);
 }
 
+// --- meta -------------------------------------------------------------------------------
+
+Error unsupported(const std::string& why) {
+  return err(ErrorKind::kUnsupportedFakeTensor, "fake conversion of a sparse tensor: " + why);
+}
+
+/// A fresh contiguous meta part (PyTorch's at::empty on the meta device).
+SparsePartMeta empty_part(const std::vector<int64_t>& sizes, DType d) {
+  SparsePartMeta p;
+  p.present = true;
+  p.dtype = d;
+  p.geom.rank = static_cast<int>(sizes.size());
+  std::copy(sizes.begin(), sizes.end(), p.geom.sizes.begin());
+  contiguous_strides(p.geom.rank, p.geom.sizes.data(), p.geom.strides.data());
+  p.geom.itemsize = itemsize(d);
+  int64_t numel = 0;
+  p.geom.numel(&numel);
+  p.storage_nbytes = numel * p.geom.itemsize;
+  return p;
+}
+
+/// The metadata of an existing part, geometry-exact (F1).
+SparsePartMeta part_meta(const TensorImpl& t) {
+  SparsePartMeta p;
+  p.present = true;
+  p.geom = t.geom;
+  p.dtype = t.dtype;
+  p.storage_nbytes = t.storage->nbytes();
+  return p;
+}
+
 }  // namespace
 }  // namespace detail
 
@@ -1068,6 +1099,125 @@ Result<Tensor> ccol_indices(const SparseTensor& s) {
 }
 Result<Tensor> row_indices(const SparseTensor& s) {
   return compressed_part(s, false, false, "row_indices");
+}
+
+// --- Fake conversion (F4) ---------------------------------------------------------------
+
+// Note [Fake conversion of sparse tensors]
+// Case 1) COO, kPyTorch: 1.13's MetaConverter calls
+//         _sparse_coo_tensor_with_dims(sparse_dim, dense_dim, sizes) on the
+//         meta device and copies is_coalesced(): nnz 0, indices [sparse_dim, 0]
+//         and values [0, dense sizes...], fresh and contiguous.
+// Case 2) Compressed, kPyTorch: 1.13's converter does not convert them (it
+//         hands back the real tensor, and FakeTensorConverter raises
+//         UnsupportedFakeTensorException "meta converter nyi"). SEMANTICS F4
+//         picks PyTorch 2.x's behaviour instead:
+//         _sparse_compressed_tensor_with_dims(nnz=0, dense_dim, sizes,
+//         blocksize, index_dtype): compressed [batch..., n_compressed + 1],
+//         plain [batch..., 0], values [batch..., 0, (blocksize...), dense
+//         sizes...], fresh and contiguous. The oracle's known-divergence list
+//         records 1.13's refusal.
+// Case 3) kFaithful (any layout): nnz, the coalesced flag and every part's
+//         sizes, strides, offset, dtype and storage bytes, as the real parts
+//         have them (what F8's to_meta keeps for COO, and more).
+// Case 4) Unsupported (kUnsupportedFakeTensor, naming the reason): a layout
+//         value that is not sparse (strided, or not a SparseLayout at all), a
+//         tensor missing a part, a kPyTorch compressed tensor that
+//         _sparse_compressed_tensor_with_dims would reject; and views whose
+//         base is a sparse tensor (sparse_view_to_meta), which 1.13's
+//         converter refuses ("t._is_view() and t._base.is_sparse").
+Result<SparseMeta> sparse_to_meta(const SparseTensor& s, SparseFakeMode mode) {
+  SC_ASSERT(s != nullptr, "Incorrect usage: sparse_to_meta of a null SparseTensor");
+  if (s->layout == SparseLayout::kStrided)  // Case 4)
+    return unsupported(
+        "layout strided is not a sparse layout (a strided tensor converts through "
+        "MetaConverter)");
+  if (s->layout != SparseLayout::kCoo && !is_compressed_layout(s->layout))
+    return unsupported("unknown layout value " + to_string(static_cast<int>(s->layout)) +
+                       " (expected sparse_coo, sparse_csr, sparse_csc, sparse_bsr or sparse_bsc)");
+  Status st = check_parts(*s, "sparse_to_meta");
+  if (!st.ok()) return unsupported(st.error().message);
+  SparseMeta m;
+  m.layout = s->layout;
+  m.sizes = s->sizes;
+  m.dtype = s->dtype;
+  m.sparse_dim = s->sparse_dim;
+  m.dense_dim = s->dense_dim;
+  m.coalesced = s->coalesced;
+  m.blocksize = s->blocksize;
+  m.index_dtype = s->index_dtype;
+  if (mode == SparseFakeMode::kFaithful) {  // Case 3)
+    m.nnz = s->nnz();
+    if (s->layout == SparseLayout::kCoo) {
+      m.indices = part_meta(*s->indices);
+    } else {
+      m.compressed_indices = part_meta(*s->compressed_indices);
+      m.plain_indices = part_meta(*s->plain_indices);
+    }
+    m.values = part_meta(*s->values);
+    return m;
+  }
+  m.nnz = 0;
+  const size_t r = s->sizes.size();
+  for (int64_t v : s->sizes)
+    if (v < 0) return unsupported("negative size in " + ints(s->sizes));
+  if (s->layout == SparseLayout::kCoo) {  // Case 1)
+    std::vector<int64_t> vs{0};
+    vs.insert(vs.end(), s->sizes.begin() + std::min<size_t>(static_cast<size_t>(s->sparse_dim), r),
+              s->sizes.end());
+    m.indices = empty_part({s->sparse_dim, 0}, DType::kI64);
+    m.values = empty_part(vs, s->dtype);
+    return m;
+  }
+  // Case 2)
+  const int64_t batch = static_cast<int64_t>(r) - 2 - s->dense_dim;
+  if (batch < 0)
+    return unsupported(
+        "sparse_compressed_tensor_with_dims: dimensionality must be at least dense_dim(=" +
+        to_string(s->dense_dim) + ") + sparse_dim(=2), but got " + to_string(r));
+  const bool blocked = is_blocked_layout(s->layout);
+  const bool by_row = row_compressed(s->layout);
+  const std::array<int64_t, 2> bs = blocked ? s->blocksize : std::array<int64_t, 2>{1, 1};
+  if (blocked && !(bs[0] > 0 && bs[1] > 0))
+    return unsupported(
+        "sparse_compressed_tensor_with_dims: blocksize needs to be positive, but got [" +
+        to_string(bs[0]) + ", " + to_string(bs[1]) + "]");
+  const int64_t rows = s->sizes[static_cast<size_t>(batch)],
+                cols = s->sizes[static_cast<size_t>(batch) + 1];
+  if (rows % bs[0] != 0 || cols % bs[1] != 0)
+    return unsupported("sparse_compressed_tensor_with_dims: sizes " + ints(s->sizes) +
+                       " are not multiples of the blocksize");
+  std::vector<int64_t> lead(s->sizes.begin(), s->sizes.begin() + batch);
+  std::vector<int64_t> cs = lead, ps = lead, vs = lead;
+  cs.push_back((by_row ? rows / bs[0] : cols / bs[1]) + 1);
+  ps.push_back(0);
+  vs.push_back(0);
+  if (blocked) vs.insert(vs.end(), bs.begin(), bs.end());
+  vs.insert(vs.end(), s->sizes.begin() + batch + 2, s->sizes.end());
+  Status rk = rank_policy(static_cast<int64_t>(vs.size()), "sparse_to_meta", "values");
+  if (!rk.ok()) return unsupported(rk.error().message);
+  m.compressed_indices = empty_part(cs, s->index_dtype);
+  m.plain_indices = empty_part(ps, s->index_dtype);
+  m.values = empty_part(vs, s->dtype);
+  return m;
+}
+
+Status sparse_view_to_meta(const Tensor& t, const SparseTensorImpl& base) {
+  std::string part = "a part";
+  const std::pair<const Tensor*, std::string> parts[] = {
+      {&base.indices, "indices"},
+      {&base.compressed_indices, compressed_name(base.layout)},
+      {&base.plain_indices, plain_name(base.layout)},
+      {&base.values, "values"}};
+  for (const auto& [p, name] : parts)
+    if (*p && (*p)->storage == t->storage) part = "the " + name;
+  // Case 4) of Note [Fake conversion of sparse tensors].
+  return unsupported(
+      "the tensor (sizes " + format_sizes(t->geom) + ") is a view of " + part + " of a " +
+      layout_name(base.layout) +
+      " tensor; a view of a sparse base is not a sparse tensor and "
+      "PyTorch's MetaConverter does not convert it (meta converter nyi). Convert the sparse "
+      "tensor itself, or take _values()/_indices(), which are not views");
 }
 
 }  // namespace storcheck

@@ -1,8 +1,8 @@
 // Sparse layouts of the reference: COO and the compressed layouts (CSR, CSC,
-// BSR, BSC), their conversions to and from strided tensors and the accessors
-// of their parts, with PyTorch 1.13's semantics
-// (aten/src/ATen/native/sparse/SparseTensor.cpp, SparseCsrTensor.cpp,
-// TensorConversions.cpp).
+// BSR, BSC), their conversions to and from strided tensors, the accessors of
+// their parts, and the metadata the fake converter gives them (F4), with
+// PyTorch 1.13's semantics (aten/src/ATen/native/sparse/SparseTensor.cpp,
+// SparseCsrTensor.cpp, TensorConversions.cpp; torch/_subclasses/meta_utils.py).
 //
 // Invariant: a SparseTensor is sizes, a dtype and its parts, which are
 // ordinary strided Tensors (impl/tensor.h). The accessors (values(),
@@ -20,6 +20,7 @@
 //   Tensor v = values(s).value();                                 // shares s's values storage
 //   Status w = fill_(v, Scalar::integer(7));                       // S3: seen below
 //   Tensor d = to_dense(ctx, s).value();                          // [[0,7,7],[7,7,7]]
+//   SparseMeta m = sparse_to_meta(s, SparseFakeMode::kPyTorch).value();  // m.nnz == 0 (F4)
 #pragma once
 
 #include <array>
@@ -138,5 +139,53 @@ Result<Tensor> col_indices(const SparseTensor& s);
 /// CSC and BSC.
 Result<Tensor> ccol_indices(const SparseTensor& s);
 Result<Tensor> row_indices(const SparseTensor& s);
+
+// --- Fake conversion (F4) --------------------------------------------------------------
+// See Note [Fake conversion of sparse tensors] in sparse.cpp.
+
+/// kPyTorch: what PyTorch's MetaConverter builds (COO: an empty sparse tensor
+/// with the same sizes, sparse_dim, dense_dim and coalesced flag, nnz 0;
+/// compressed: PyTorch 2.x's _sparse_compressed_tensor_with_dims with nnz 0).
+/// kFaithful: nnz and every part's geometry kept.
+enum class SparseFakeMode : uint8_t { kPyTorch, kFaithful };
+
+/// One part of a sparse meta tensor: its geometry and dtype over a meta
+/// storage of `storage_nbytes`.
+struct SparsePartMeta {
+  bool present = false;  ///< false for the parts the layout has not
+  Geometry geom;
+  DType dtype = DType::kF32;
+  int64_t storage_nbytes = 0;
+};
+
+/// A sparse meta tensor: the metadata of a SparseTensor, no data.
+struct SparseMeta {
+  SparseLayout layout = SparseLayout::kCoo;
+  std::vector<int64_t> sizes;
+  DType dtype = DType::kF32;
+  int64_t sparse_dim = 0;
+  int64_t dense_dim = 0;
+  int64_t nnz = 0;
+  bool coalesced = false;
+  std::array<int64_t, 2> blocksize{1, 1};
+  DType index_dtype = DType::kI64;
+  SparsePartMeta indices;             ///< COO
+  SparsePartMeta compressed_indices;  ///< compressed layouts
+  SparsePartMeta plain_indices;       ///< compressed layouts
+  SparsePartMeta values;
+};
+
+/// F4: the meta metadata of `s`. kUnsupportedFakeTensor, naming the reason,
+/// for what the converter cannot convert: a layout value that is not a
+/// sparse layout (strided or out of range), a sparse tensor missing a part.
+Result<SparseMeta> sparse_to_meta(const SparseTensor& s, SparseFakeMode mode);
+/// F4: the fake conversion of `t`, a view whose base is the sparse tensor
+/// `base` (the result of values(), indices(), crow_indices(), ... or a view
+/// of one: PyTorch sets its _base to the sparse tensor). PyTorch's
+/// MetaConverter does not convert such views: always kUnsupportedFakeTensor,
+/// naming the part whose storage `t` shares. The results of
+/// values_unchecked()/indices_unchecked() (_values(), _indices()) are not
+/// views in PyTorch and convert as ordinary strided tensors.
+Status sparse_view_to_meta(const Tensor& t, const SparseTensorImpl& base);
 
 }  // namespace storcheck

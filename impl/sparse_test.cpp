@@ -47,6 +47,7 @@ template <typename T>
 ErrorKind kind(const Result<T>& r) {
   return r.ok() ? ErrorKind::kNone : r.error().kind;
 }
+ErrorKind kind(const Status& s) { return s.ok() ? ErrorKind::kNone : s.error().kind; }
 
 template <typename T>
 std::string message(const Result<T>& r) {
@@ -57,6 +58,8 @@ I sizes(const Tensor& t) { return I(t->geom.sizes.begin(), t->geom.sizes.begin()
 I strides(const Tensor& t) {
   return I(t->geom.strides.begin(), t->geom.strides.begin() + t->rank());
 }
+I sizes(const Geometry& g) { return I(g.sizes.begin(), g.sizes.begin() + g.rank); }
+I strides(const Geometry& g) { return I(g.strides.begin(), g.strides.begin() + g.rank); }
 
 /// Elements in row-major order, as doubles (exact for the small values used).
 D elems(const Tensor& t) {
@@ -617,6 +620,104 @@ TEST_F(SparseTest, SparseCompressedTensorValidatesInOneThirteenOrder) {
   EXPECT_EQ(kind(sparse_compressed_tensor(ctx, longs({3}, {0, 1, 2}), longs({2}, {0, 1}), v2,
                                           Ints{2, 2}, SparseLayout::kCoo)),
             ErrorKind::kInvalidArgument);
+}
+
+// === Fake conversion (F4) =====================================================================
+
+TEST_F(SparseTest, FakePyTorchModeGivesCooWithNnzZeroKeepingDimsAndCoalescedF4) {
+  // MetaConverter()(s) for an uncoalesced hybrid s: nnz 0, is_coalesced()
+  // False, sparse_dim 1, dense_dim 1, _indices [1, 0], _values [0, 2]
+  SparseTensor s = must(sparse_coo_tensor(ctx, longs({1, 3}, {1, 0, 1}),
+                                          tensor({3, 2}, {1, 2, 3, 4, 5, 6}), Ints{2, 2}));
+  SparseMeta m = must(sparse_to_meta(s, SparseFakeMode::kPyTorch));
+  EXPECT_EQ(m.layout, SparseLayout::kCoo);
+  EXPECT_EQ(m.sizes, (I{2, 2}));
+  EXPECT_EQ(m.dtype, DType::kF32);
+  EXPECT_EQ(m.nnz, 0);
+  EXPECT_FALSE(m.coalesced);
+  EXPECT_EQ(m.sparse_dim, 1);
+  EXPECT_EQ(m.dense_dim, 1);
+  ASSERT_TRUE(m.indices.present);
+  EXPECT_EQ(sizes(m.indices.geom), (I{1, 0}));
+  EXPECT_EQ(m.indices.dtype, DType::kI64);
+  EXPECT_EQ(sizes(m.values.geom), (I{0, 2}));
+  EXPECT_EQ(strides(m.values.geom), (I{2, 1}));
+  EXPECT_EQ(m.values.storage_nbytes, 0);
+  EXPECT_FALSE(m.compressed_indices.present);
+  // A coalesced input stays coalesced.
+  EXPECT_TRUE(
+      must(sparse_to_meta(must(to_sparse_coo(ctx, x23(), 2)), SparseFakeMode::kPyTorch)).coalesced);
+}
+
+TEST_F(SparseTest, FakeFaithfulModeKeepsNnzAndPartGeometryF4) {
+  // Values over a transposed view: strides (1, 3), kept as they are (F1).
+  Tensor vt = must(t(tensor({2, 3}, {1, 2, 3, 4, 5, 6})));
+  SparseTensor s = must(sparse_coo_tensor(ctx, longs({1, 3}, {0, 1, 1}), vt, Ints{2, 2}));
+  SparseMeta m = must(sparse_to_meta(s, SparseFakeMode::kFaithful));
+  EXPECT_EQ(m.nnz, 3);
+  EXPECT_FALSE(m.coalesced);
+  EXPECT_EQ(sizes(m.indices.geom), (I{1, 3}));
+  EXPECT_EQ(sizes(m.values.geom), (I{3, 2}));
+  EXPECT_EQ(strides(m.values.geom), (I{1, 3}));
+  EXPECT_EQ(m.values.storage_nbytes, 24);
+}
+
+TEST_F(SparseTest, FakeCompressedKeepsDenseDimBlocksizeAndIndexDtypeF4) {
+  // BSR: PyTorch 2.x's _sparse_compressed_tensor_with_dims(0, 0, (4,4), (2,2), int64):
+  // crow [3], col [0], values [0, 2, 2]
+  SparseTensor r = must(to_sparse_bsr(ctx, y44(), {2, 2}));
+  SparseMeta m = must(sparse_to_meta(r, SparseFakeMode::kPyTorch));
+  EXPECT_EQ(m.layout, SparseLayout::kBsr);
+  EXPECT_EQ(m.nnz, 0);
+  EXPECT_EQ((m.blocksize), (std::array<int64_t, 2>{2, 2}));
+  EXPECT_EQ(m.index_dtype, DType::kI64);
+  EXPECT_EQ(sizes(m.compressed_indices.geom), (I{3}));
+  EXPECT_EQ(sizes(m.plain_indices.geom), (I{0}));
+  EXPECT_EQ(sizes(m.values.geom), (I{0, 2, 2}));
+  EXPECT_FALSE(m.indices.present);
+  // BSC (1, 2) of a 4x4: compressed over the 2 block columns: ccol [3].
+  SparseMeta c =
+      must(sparse_to_meta(must(to_sparse_bsc(ctx, y44(), {1, 2})), SparseFakeMode::kPyTorch));
+  EXPECT_EQ(sizes(c.compressed_indices.geom), (I{3}));
+  EXPECT_EQ(sizes(c.values.geom), (I{0, 1, 2}));
+  // Hybrid CSR with int32 indices: dense_dim 1 and i32 kept, values [0, 3].
+  SparseTensor h = must(sparse_compressed_tensor(
+      ctx, tensor({3}, {0, 1, 2}, DType::kI32), tensor({2}, {0, 1}, DType::kI32),
+      tensor({2, 3}, D(6, 1)), Ints{2, 2, 3}, SparseLayout::kCsr));
+  SparseMeta hm = must(sparse_to_meta(h, SparseFakeMode::kPyTorch));
+  EXPECT_EQ(hm.dense_dim, 1);
+  EXPECT_EQ(hm.index_dtype, DType::kI32);
+  EXPECT_EQ(hm.compressed_indices.dtype, DType::kI32);
+  EXPECT_EQ(sizes(hm.values.geom), (I{0, 3}));
+  // Faithful: nnz and the parts as they are.
+  SparseMeta hf = must(sparse_to_meta(h, SparseFakeMode::kFaithful));
+  EXPECT_EQ(hf.nnz, 2);
+  EXPECT_EQ(sizes(hf.values.geom), (I{2, 3}));
+  EXPECT_EQ(hf.plain_indices.storage_nbytes, 8);
+}
+
+TEST_F(SparseTest, FakeConversionOfUnsupportedInputsIsUnsupportedFakeTensorF4) {
+  SparseTensor s = must(to_sparse_coo(ctx, x23(), 2));
+  auto bad = std::make_shared<SparseTensorImpl>(*s);
+  bad->layout = static_cast<SparseLayout>(42);
+  auto r = sparse_to_meta(bad, SparseFakeMode::kPyTorch);
+  EXPECT_EQ(kind(r), ErrorKind::kUnsupportedFakeTensor);
+  EXPECT_NE(message(r).find("unknown layout value 42"), std::string::npos) << message(r);
+  bad->layout = SparseLayout::kStrided;
+  EXPECT_EQ(kind(sparse_to_meta(bad, SparseFakeMode::kFaithful)),
+            ErrorKind::kUnsupportedFakeTensor);
+  auto no_values = std::make_shared<SparseTensorImpl>(*s);
+  no_values->values = nullptr;
+  EXPECT_EQ(kind(sparse_to_meta(no_values, SparseFakeMode::kPyTorch)),
+            ErrorKind::kUnsupportedFakeTensor);
+  // FakeTensorConverter()(mode, s.values()): "meta converter nyi"
+  Status v = sparse_view_to_meta(must(values(s)), *s);
+  EXPECT_EQ(kind(v), ErrorKind::kUnsupportedFakeTensor);
+  EXPECT_NE(v.error().message.find("view of the values of a sparse_coo tensor"), std::string::npos)
+      << v.error().message;
+  SparseTensor c = must(to_sparse_csr(ctx, x23()));
+  Status cv = sparse_view_to_meta(must(crow_indices(c)), *c);
+  EXPECT_NE(cv.error().message.find("crow_indices"), std::string::npos) << cv.error().message;
 }
 
 // === Harness policies ===========================================================================
