@@ -28,6 +28,11 @@ std::string_view dtype_torch_name(DType d) {
   return kNames[static_cast<int>(d)];
 }
 
+std::string_view dtype_scalar_type_name(DType d) {
+  constexpr std::string_view kNames[] = {"Float", "Double", "Int", "Long", "Byte", "Bool"};
+  return kNames[static_cast<int>(d)];
+}
+
 bool is_floating(DType d) { return d == DType::kF32 || d == DType::kF64; }
 bool is_integral(DType d) { return d == DType::kI32 || d == DType::kI64 || d == DType::kU8; }
 

@@ -26,6 +26,9 @@ int64_t itemsize(DType d);
 std::string_view dtype_name(DType d);
 /// PyTorch's name: "torch.float32", ...
 std::string_view dtype_torch_name(DType d);
+/// c10's ScalarType name, as LibTorch's messages print a dtype: "Float",
+/// "Double", "Int", "Long", "Byte", "Bool".
+std::string_view dtype_scalar_type_name(DType d);
 bool is_floating(DType d);
 bool is_integral(DType d);  ///< includes u8, excludes bool
 

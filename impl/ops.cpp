@@ -209,18 +209,6 @@ std::string dtype_c_name(DType d) {
   return "?";
 }
 
-std::string torch_type_name(DType d) {
-  switch (d) {
-    case DType::kF32: return "Float";
-    case DType::kF64: return "Double";
-    case DType::kI32: return "Int";
-    case DType::kI64: return "Long";
-    case DType::kU8: return "Byte";
-    case DType::kBool: return "Bool";
-  }
-  return "?";
-}
-
 /// Stores scalar `s` converted to dtype `d` at p.
 void store_scalar(uint8_t* p, DType d, const Scalar& s) {
   if (s.kind == Scalar::Kind::kFloat)
@@ -445,9 +433,9 @@ Status scalar_inplace(const Tensor& t, const Scalar& s, BinOp op, const char* na
   if (!st.ok()) return st;
   DType common = result_type(t->dtype, s);
   if (!can_cast(common, t->dtype))
-    return err(ErrorKind::kDtypeCast, "result type " + torch_type_name(common) +
+    return err(ErrorKind::kDtypeCast, "result type " + std::string(dtype_scalar_type_name(common)) +
                                           " can't be cast to the desired output type " +
-                                          torch_type_name(t->dtype));
+                                          std::string(dtype_scalar_type_name(t->dtype)));
   uint8_t sv[8];
   store_scalar(sv, t->dtype, s);
   t->storage->mutable_data();  // C3: the write materializes, once, for every view

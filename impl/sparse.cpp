@@ -25,7 +25,10 @@ namespace storcheck {
 //    every batch must hold the same nnz. Index dtype is always i64.
 // 3) to_sparse_{bsr,bsc}(blocksize) check blocksize > 0 before the rank, then
 //    divisibility of size(-2), then of size(-1).
-// 4) Parts of results are contiguous; constructors alias their inputs.
+// 4) Parts of results are contiguous, except where 1.13's are not: the
+//    indices of a hybrid to_sparse (unique_dim's strides [1, sparse_dim],
+//    kept where is_contiguous() accepts them) and coalesce's parts (narrowed
+//    from buffers sized for the old nnz). Constructors alias their inputs.
 // 5) to_dense of a hybrid compressed tensor raises ("Hybrid tensors are not
 //    supported"); sparse_compressed_tensor accepts dense dims (and, as 1.13
 //    does, does not compare the values' dense sizes with `sizes`).
@@ -74,24 +77,6 @@ std::string cpu_backend_name(SparseLayout l) {
   if (l == SparseLayout::kCoo) return "SparseCPU";
   if (is_compressed_layout(l)) return "SparseCsrCPU";
   return "unknown (layout value " + to_string(static_cast<int>(l)) + ")";
-}
-
-std::string torch_type_name(DType d) {
-  switch (d) {
-    case DType::kF32:
-      return "Float";
-    case DType::kF64:
-      return "Double";
-    case DType::kI32:
-      return "Int";
-    case DType::kI64:
-      return "Long";
-    case DType::kU8:
-      return "Byte";
-    case DType::kBool:
-      return "Bool";
-  }
-  return "?";
 }
 
 std::string layout_name(SparseLayout l) { return std::string(sparse_layout_name(l)); }
@@ -766,14 +751,14 @@ Result<SparseTensor> sparse_compressed_tensor(Context& ctx, const Tensor& compre
                    ") as defined by values.shape[" + to_string(batch_ndim) + "], but got " +
                    to_string(pi->size(batch_ndim)));
   if (ci->dtype != pi->dtype)
-    return err(ErrorKind::kInvalidArgument, pre + cname + " and " + pname +
-                                                " must have the same dtype, but got " +
-                                                torch_type_name(ci->dtype) + " and " +
-                                                torch_type_name(pi->dtype) + ", respectively");
+    return err(ErrorKind::kInvalidArgument,
+               pre + cname + " and " + pname + " must have the same dtype, but got " +
+                   std::string(dtype_scalar_type_name(ci->dtype)) + " and " +
+                   std::string(dtype_scalar_type_name(pi->dtype)) + ", respectively");
   if (ci->dtype != DType::kI32 && ci->dtype != DType::kI64)
     return err(ErrorKind::kInvalidArgument, pre + cname + " and " + pname +
                                                 " dtype must be Int or Long, but got " +
-                                                torch_type_name(ci->dtype));
+                                                std::string(dtype_scalar_type_name(ci->dtype)));
   if (pi->numel() > 0) {
     // _validate_compressed_sparse_indices (1.13's CPU order): every plain
     // index in bounds, then per batch and compressed position i: first is
