@@ -1303,9 +1303,31 @@ Result<Tensor> contiguous(Context& ctx, const Tensor& t) {
   return clone_contiguous(ctx, t, "contiguous");
 }
 
+namespace {
+/// clone_preserve_strides ends in as_strided(sizes, strides, offset), which
+/// refuses negative strides. A contiguous tensor with a zero size can carry
+/// them (its strides wrapped around int64 while numel is 0), so the check
+/// comes after the allocation, where as_strided runs.
+Status preserve_strides_check(Context& ctx, const Tensor& out) {
+  for (int d = 0; d < out->rank(); ++d) {
+    if (out->stride(d) < 0) {
+      refund(ctx, out);
+      return err(ErrorKind::kInvalidArgument,
+                 "clone_preserve_strides: as_strided: Negative strides are not supported at the "
+                 "moment, got strides: " + format_strides(out->geom));
+    }
+  }
+  return {};
+}
+}  // namespace
+
 Result<Tensor> clone_preserve_strides(Context& ctx, const Tensor& t) {
-  if (is_emptied(*t) && restores("clone_preserve_strides"))  // R3
-    return restored_zeros(ctx, t->geom, t->dtype, "clone_preserve_strides");
+  if (is_emptied(*t) && restores("clone_preserve_strides")) {  // R3
+    auto out = restored_zeros(ctx, t->geom, t->dtype, "clone_preserve_strides");
+    if (!out.ok()) return out;
+    if (Status st = preserve_strides_check(ctx, out.value()); !st.ok()) return st.error();
+    return out;
+  }
   auto out = restored_zeros(ctx, t->geom, t->dtype, "clone_preserve_strides");
   if (!out.ok()) return out;
   Status st = check_compute_input(*t, "clone_preserve_strides");
@@ -1313,6 +1335,7 @@ Result<Tensor> clone_preserve_strides(Context& ctx, const Tensor& t) {
     refund(ctx, out.value());
     return st.error();
   }
+  if (Status ps = preserve_strides_check(ctx, out.value()); !ps.ok()) return ps.error();
   // The whole prefix [0, offset + extent) is copied, as inductor's
   // as_strided(x, (needed,), (1,), 0).clone() does.
   int64_t bytes = out.value()->storage->nbytes();
