@@ -8,6 +8,7 @@
 #include <ostream>
 #include <string>
 
+#include "impl/geometry.h"
 #include "program/text_format.h"
 
 // Note [Choice records]
@@ -69,6 +70,14 @@ GenConfig cow_config() {
   cfg.max_steps = 16;
   cfg.min_steps = 16;
   cfg.cow_focus = true;
+  return cfg;
+}
+
+GenConfig fake_config() {
+  GenConfig cfg;
+  cfg.max_steps = 16;
+  cfg.min_steps = 16;
+  cfg.fake_focus = true;
   return cfg;
 }
 
@@ -154,7 +163,10 @@ int64_t extent_bytes(const ModelTensor& t) {
 bool covers(const ModelTensor& t, int64_t bytes) { return extent_bytes(t) <= bytes; }
 
 /// R2: t has elements and its storage has 0 bytes.
-bool emptied(const ModelTensor& t, int64_t bytes) { return numel(t.sizes) > 0 && bytes == 0; }
+/// R2: a meta storage of 0 bytes holds no data to restore (Note [Meta execution]).
+bool emptied(const ModelTensor& t, int64_t bytes) {
+  return numel(t.sizes) > 0 && bytes == 0 && !t.meta;
+}
 
 /// R3: the ops that restore an emptied input as zeros in fresh storage.
 bool is_clone_path(OpId op) {
@@ -212,27 +224,14 @@ bool is_dense(const ModelTensor& t) {
 /// TensorIterator output strides (add/mul with a scalar) when true.
 IntList dense_strides_like(const ModelTensor& t, bool iterator) {
   int n = t.sizes.size();
-  int perm[kMaxRank];  // innermost first
-  for (int k = 0; k < n; ++k) perm[k] = n - 1 - k;
-  auto should_swap = [&](int d0, int d1) {
-    int64_t s0 = t.strides[d0], s1 = t.strides[d1];
-    if (s0 == 0 || s1 == 0) return 0;
-    if (s0 < s1) return -1;
-    if (s0 > s1) return 1;
-    return t.sizes[d0] > t.sizes[d1] ? 1 : 0;
-  };
-  for (int i = 1; i < n; ++i) {
-    int d1 = i;
-    for (int d0 = i - 1; d0 >= 0; --d0) {
-      int c = should_swap(perm[d0], perm[d1]);
-      if (c > 0) {
-        std::swap(perm[d0], perm[d1]);
-        d1 = d0;
-      } else if (c < 0) {
-        break;
-      }
-    }
+  Geometry g;
+  g.rank = n;
+  for (int k = 0; k < n; ++k) {
+    g.sizes[k] = t.sizes[k];
+    g.strides[k] = t.strides[k];
   }
+  int perm[kMaxRank];  // innermost first
+  layout_order(g, /*stride_bytes=*/false, perm);
   bool identity = true;
   for (int k = 0; k < n; ++k) identity &= perm[k] == n - 1 - k;
   if (iterator && identity) return contiguous_strides(t.sizes);
@@ -433,6 +432,8 @@ class Builder {
     bool storage_ops = false;
     for (OpId op : ops_) storage_ops |= op_info(op).category == OpCategory::kStorage;
     rfocus_ = cfg.storage_focus && storage_ops && !chain;
+    ffocus_ = cfg.fake_focus && !chain &&
+              std::find(ops_.begin(), ops_.end(), OpId::kFake) != ops_.end();
     cfocus_ = cfg.cow_focus && !chain &&
               std::find(ops_.begin(), ops_.end(), OpId::kLazyClone) != ops_.end();
     view_cap_ = std::max<int64_t>(cfg.max_numel, 1) * 16;
@@ -469,6 +470,8 @@ class Builder {
     bool rehydrated = false;
     bool foreign = false;
     int cow_group = -1;  ///< -1: not COW
+    /// The meta storage each converter made of this storage (F2 memo; -1: none).
+    int meta_conv = -1, fake_conv = -1;
   };
   using Pred = bool (*)(const ModelTensor&);
 
@@ -683,6 +686,11 @@ class Builder {
     return false;
   }
   static bool writable(const ModelTensor& t) { return !has_write_overlap(t); }
+  static bool real(const ModelTensor& t) { return !t.meta; }
+  static bool meta_only(const ModelTensor& t) { return t.meta; }
+  static bool plain_meta(const ModelTensor& t) { return t.meta && !t.fake; }
+  static bool not_fake(const ModelTensor& t) { return !t.fake; }
+  static bool fake_only(const ModelTensor& t) { return t.fake; }
   static bool overlapping(const ModelTensor& t) { return has_write_overlap(t); }
   static bool arith_rejects(const ModelTensor& t) { return has_write_overlap(t) || !is_float(t.dtype); }
   static bool fill_rejects(const ModelTensor& t) {
@@ -705,6 +713,9 @@ class Builder {
       case OpId::kFill_: *valid = writable; *bad = fill_rejects; break;
       case OpId::kZero_: *valid = writable; *bad = overlapping; break;
       case OpId::kCopy_: *valid = writable; break;
+      case OpId::kMeta: case OpId::kFake: *valid = real; *bad = meta_only; break;
+      case OpId::kFakeFromMeta: *valid = plain_meta; *bad = real; break;
+      case OpId::kToMeta: *valid = not_fake; *bad = fake_only; break;
       default: break;
     }
   }
@@ -717,7 +728,8 @@ class Builder {
     VarId v = invalid ? pick_var(c.var, bad_pred) : kNoVar;
     if (v == kNoVar) {
       invalid = false;
-      v = rfocus_ || cfocus_ ? pick_steered(op, c.var, valid_pred) : pick_var(c.var, valid_pred);
+      v = rfocus_ || cfocus_ || ffocus_ ? pick_steered(op, c.var, valid_pred)
+                                        : pick_var(c.var, valid_pred);
     }
     if (v == kNoVar) return false;
     Picker pk(c);
@@ -771,6 +783,17 @@ class Builder {
         if (op == OpId::kSetNonresizable) st.resizable = false;
         break;
       }
+      case 9: {  // F2: the converter's meta storage of v's storage, one per real storage
+        const int k = storage_of(v);
+        const bool fk = op == OpId::kFake;
+        int id = fk ? storages_[k].fake_conv : storages_[k].meta_conv;
+        if (id < 0) {
+          id = new_storage(storages_[k].bytes);  // may reallocate storages_
+          (fk ? storages_[k].fake_conv : storages_[k].meta_conv) = id;
+        }
+        bind(s.out, out, id);
+        break;
+      }
       case 8: {  // C1, C2: a new storage object in v's COW group
         int k = storage_of(v);
         if (storages_[k].cow_group < 0) storages_[k].cow_group = next_group_++;
@@ -792,6 +815,23 @@ class Builder {
                     const Step& s) const {
     const Storage& st = storage(v);
     bool cov = covers(in, st.bytes);
+    if (op == OpId::kCopy_) {  // device rules first (Note [Meta execution])
+      const ModelTensor& src = model(s.args[1].var);
+      if (src.fake != in.fake || (src.meta && !in.meta)) return true;
+      if (in.meta) return !src.meta && uncovered(s.args[1].var);  // S8 on a real source only
+    }
+    if (in.meta) {  // no data: no S8; bounds checks of views and storage rules stay
+      switch (op) {
+        case OpId::kMeta: case OpId::kFake: return true;           // F4
+        case OpId::kToMeta: case OpId::kFakeFromMeta: return in.fake;
+        case OpId::kClonePreserveStrides: return !cov;             // its as_strided checks
+        default: break;
+      }
+      OpCategory cat = op_info(op).category;
+      if (cat == OpCategory::kInplace || cat == OpCategory::kCompute) return false;
+    } else if (op == OpId::kFakeFromMeta) {
+      return true;
+    }
     switch (op_info(op).category) {
       case OpCategory::kView:
         if (op == OpId::kView || op == OpId::kAlias || op == OpId::kDetach ||
@@ -855,6 +895,7 @@ class Builder {
   /// What the focus weights read of the current state.
   struct FocusState {
     bool full = false, uncov = false, emp = false, rehydrated = false, fixed = false;  // group R
+    bool meta = false;    // some live variable is a meta or fake tensor (group F)
     bool cow = false;     // some live variable's storage is COW
     bool shared = false;  // ... and shares its data with another live storage
   };
@@ -866,6 +907,7 @@ class Builder {
       f.uncov |= uncovered(v);
       f.emp |= is_emptied(v);
       f.fixed |= !storage(v).resizable;
+      f.meta |= model(v).meta;
       if (storage(v).cow_group >= 0) {
         f.cow = true;
         f.shared |= cow_others(storage_of(v)) > 0;
@@ -917,18 +959,36 @@ class Builder {
     }
   }
 
+  /// Fake-focus weight of op: conversions (again and again: F2's memo), then
+  /// ops on meta and fake tensors (F6, F9), drops and sweeps (F3).
+  static int f_op_weight(OpId op, const FocusState& f) {
+    switch (op) {
+      case OpId::kFake: return 10;
+      case OpId::kMeta: return 6;
+      case OpId::kToMeta: return 3;
+      case OpId::kFakeFromMeta: return f.meta ? 4 : 1;
+      case OpId::kSweep: return 3;
+      case OpId::kMemoStats: return 1;
+      case OpId::kDrop: return 5;
+      case OpId::kShrink: return 3;  // F2: emptied storages convert to 0 bytes
+      case OpId::kCopy_: case OpId::kFill_: case OpId::kAdd_: return f.meta ? 4 : 1;  // F9
+      default: return f.meta ? 2 : 1;
+    }
+  }
+
   /// Draw weight of op: 1 without focus; each enabled focus adds its part.
   int op_weight(OpId op, const FocusState& f) const {
     int w = 1;
     if (rfocus_) w += r_op_weight(op, f) - 1;
     if (cfocus_) w += c_op_weight(op, f) - 1;
+    if (ffocus_) w += f_op_weight(op, f) - 1;
     return w;
   }
 
   /// The op of a record: uniform over the enabled ops, or weighted by state
   /// under a focus. Index 0 is always the first enabled op.
   OpId draw_op(uint32_t index) const {
-    if (!rfocus_ && !cfocus_) return ops_[index % ops_.size()];
+    if (!rfocus_ && !cfocus_ && !ffocus_) return ops_[index % ops_.size()];
     FocusState f = focus_state();
     int64_t total = 0;
     for (OpId op : ops_) total += op_weight(op, f);
@@ -978,11 +1038,24 @@ class Builder {
     return cow ? 4 : 1;  // views and reads of COW tensors
   }
 
+  /// Fake-focus weight of v as op's operand: views and emptied tensors to
+  /// convert, meta and fake tensors for every other op.
+  int f_var_weight(OpId op, VarId v) const {
+    const ModelTensor& t = model(v);
+    switch (op) {
+      case OpId::kMeta: case OpId::kFake:
+        return 1 + (t.offset > 0 || !is_contiguous(t) ? 3 : 0) + (storage(v).bytes == 0 ? 3 : 0);
+      case OpId::kDrop: return t.meta ? 1 : 4;  // real tensors die, their storages may live on
+      default: return t.meta ? 4 : 1;
+    }
+  }
+
   /// Draw weight of v as op's operand: 1 without focus; each focus adds its part.
   int var_weight(OpId op, VarId v) const {
     int w = 1;
     if (rfocus_) w += r_var_weight(op, v) - 1;
     if (cfocus_) w += c_var_weight(op, v) - 1;
+    if (ffocus_) w += f_var_weight(op, v) - 1;
     return w;
   }
 
@@ -1095,7 +1168,7 @@ class Builder {
         s->args[1] = Arg::ints(sz);
         s->args[2] = Arg::ints(st);
         s->args[3] = Arg::integer(off);
-        *out = ModelTensor{sz, st, off, in.dtype};
+        *out = ModelTensor{sz, st, off, in.dtype, in.meta, in.fake};
         if (op == OpId::kAsStrided_) *result = 4;
         return true;
       }
@@ -1481,8 +1554,10 @@ class Builder {
         }
         if (src == kNoVar) {
           int n = 0;
-          auto fits = [&](VarId u) {
-            return u == v || (broadcasts_to(model(u).sizes, in.sizes) && storage_of(u) != storage_of(v));
+          auto fits = [&](VarId u) {  // Note [Meta execution]: devices that combine
+            const ModelTensor& m = model(u);
+            return u == v || (broadcasts_to(m.sizes, in.sizes) && storage_of(u) != storage_of(v) &&
+                              m.fake == in.fake && (in.meta || !m.meta));
           };
           for (VarId u : live_)
             if (fits(u)) ++n;
@@ -1584,6 +1659,26 @@ class Builder {
         *invalid = false;
         *result = 5;
         return true;
+      case OpId::kMeta:
+      case OpId::kFake:  // F1: the exact geometry over the memo's meta storage
+        out->meta = true;
+        out->fake = op == OpId::kFake;
+        *result = 9;
+        return true;
+      case OpId::kFakeFromMeta:  // F5: the meta tensor's storage, marked fake
+        out->fake = true;
+        *result = 0;
+        return true;
+      case OpId::kToMeta:  // F8: clone-like onto meta; a meta input is returned
+        if (in.meta) {
+          *result = 1;
+          return true;
+        }
+        out->meta = true;
+        out->fake = false;
+        if (!is_dense(in)) out->strides = dense_strides_like(in, false);
+        *result = 2;
+        return true;
       case OpId::kShrink:
       case OpId::kSetNonresizable:
         *invalid = false;
@@ -1649,6 +1744,7 @@ class Builder {
   std::vector<Storage> storages_;
   bool rfocus_ = false;  // cfg.storage_focus with kStorage ops enabled
   bool cfocus_ = false;  // cfg.cow_focus with lazy_clone enabled
+  bool ffocus_ = false;  // cfg.fake_focus with fake enabled
   int next_group_ = 0;   // the next COW group id (Note [COW model])
   bool unchecked_ = false;  // set by apply: this view is an alias, skips the S5 check
   std::vector<VarId> live_;  // usable variables, in order of definition

@@ -67,12 +67,20 @@ struct GenConfig {
   /// from_blob tensors); only when `ops` holds lazy_clone. Combines with
   /// storage_focus (the weights add up).
   bool cow_focus = false;
+  /// Weight op and operand draws toward SEMANTICS group F scenarios (meta and
+  /// fake conversions of bases and views, repeated conversions, to_meta,
+  /// fake_from_meta, ops on meta and fake tensors, drops and sweeps so that
+  /// storages outlive tensors); only when `ops` holds `fake`. Combines with
+  /// the other focuses.
+  bool fake_focus = false;
 };
 
 /// All ops, 16-step programs, draws weighted toward shrink/restore (group R) scenarios.
 GenConfig shrink_config();
 /// All ops, 16-step programs, draws weighted toward copy-on-write (group C: C4 and C8) scenarios.
 GenConfig cow_config();
+/// All ops, 16-step programs, draws weighted toward meta/fake (group F) scenarios.
+GenConfig fake_config();
 
 /// Number of small choices per step record.
 inline constexpr int kStepPicks = 16;
@@ -94,6 +102,8 @@ struct ModelTensor {
   IntList strides;
   int64_t offset = 0;
   DTypeArg dtype = DTypeArg::kF32;
+  bool meta = false;  ///< on a meta storage (meta and fake tensors: no data, F6)
+  bool fake = false;  ///< a fake tensor (FakeTensorMode)
 };
 
 /// What the builder decided for one step (for tests of the generator itself).

@@ -233,7 +233,9 @@ TEST_P(PlantedFault, GateFailsWithSmallReproducerThatReproReplays) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Faults, PlantedFault,
-                         ::testing::Values(PlantedCase{"transpose_square_strides", 4},
+                         // At most 6 steps (the issues' bound); the shrinker stops where no
+                         // single step can be removed, which depends on the draws.
+                         ::testing::Values(PlantedCase{"transpose_square_strides", 6},
                                            PlantedCase{"restore_only_in_clone", 5},
                                            PlantedCase{"rehydrate_from_one_view", 5},
                                            PlantedCase{"last_sharer_copies", 5},

@@ -190,8 +190,16 @@ bool is_clone_path(OpId op) {
 }
 
 /// Note [What the emitted script runs] case 2: why the step is not run.
-std::string not_run_reason(const Step& s, ErrorKind e) {
-  switch (e) {
+std::string not_run_reason(const Step& s, const Error& error) {
+  switch (error.kind) {
+    case ErrorKind::kUnsupportedFakeTensor:
+      return "storcheck's conversion rules refuse it (impl/fake.h): LibTorch has no converter "
+             "of its own to ask";
+    case ErrorKind::kDeviceMismatch:
+      if (error.message.find("FakeTensorMode") != std::string::npos)
+        return "FakeTensorMode refuses to mix fake and real tensors; LibTorch has no fake "
+               "tensors (the reproducer's fakes are plain meta tensors)";
+      return "";
     case ErrorKind::kUndefinedBehavior:
       return "undefined behaviour (S8): storcheck's LibTorch backend refuses to run it";
     case ErrorKind::kStorageSizeOverflow:
@@ -214,6 +222,12 @@ std::string not_run_reason(const Step& s, ErrorKind e) {
       return "";
     default: return "";
   }
+}
+
+/// Steps whose reproducer helpers work on a storage's bytes (CPU only).
+bool storage_level(OpId op) {
+  return op_info(op).category == OpCategory::kStorage || op == OpId::kLazyClone ||
+         op == OpId::kMutableDataPtr || op == OpId::kResize_;
 }
 
 double element(const VarObs& v, int64_t k) {
@@ -395,6 +409,7 @@ constexpr const char* kCppPrelude = R"CPP(#include <ATen/ATen.h>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <unordered_map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -547,6 +562,64 @@ at::Tensor rand(at::IntArrayRef size, at::ScalarType dtype, int64_t seed) {
   t.resize_(size);
   zero_bytes(t, old);
 }
+)CPP"},
+    {"memo(", R"CPP(// storcheck's converters over LibTorch (Note [Meta conversion over LibTorch]
+// in oracles/torch_backend.cpp): a meta TensorImpl with the real geometry over
+// one meta storage per real storage, memoized weakly. A fake tensor is a meta
+// tensor here (LibTorch has no FakeTensor), with the FakeTensorConverter's own memo.
+struct ConverterMemo {
+  std::unordered_map<const c10::TensorImpl*,
+                     std::pair<c10::weak_intrusive_ptr<c10::TensorImpl>, at::Tensor>> tensors;
+  std::unordered_map<const c10::StorageImpl*,
+                     std::pair<c10::weak_intrusive_ptr<c10::StorageImpl>, c10::Storage>> storages;
+};
+ConverterMemo& memo(bool fake) {
+  static ConverterMemo memos[2];
+  return memos[fake ? 1 : 0];
+}
+at::Tensor convert(ConverterMemo& m, const at::Tensor& t) {
+  if (t.is_meta()) throw std::runtime_error("the input is already a meta tensor (F4)");
+  auto found = m.tensors.find(t.unsafeGetTensorImpl());
+  if (found != m.tensors.end() && !found->second.first.expired()) return found->second.second;
+  auto s = m.storages.find(t.storage().unsafeGetStorageImpl());
+  if (s == m.storages.end() || s->second.first.expired()) {
+    if (s != m.storages.end()) m.storages.erase(s);
+    at::Tensor bytes = at::empty({static_cast<int64_t>(t.storage().nbytes())},
+                                 at::TensorOptions().dtype(at::kByte).device(at::kMeta));
+    s = m.storages.emplace(t.storage().unsafeGetStorageImpl(),
+                           std::make_pair(t.storage().getWeakStorageImpl(), bytes.storage())).first;
+  }
+  auto impl = c10::make_intrusive<c10::TensorImpl>(
+      c10::Storage(s->second.second), c10::DispatchKeySet(c10::DispatchKey::Meta), t.dtype());
+  impl->set_sizes_and_strides(t.sizes(), t.strides());
+  impl->set_storage_offset(t.storage_offset());
+  at::Tensor out(std::move(impl));
+  if (found != m.tensors.end()) m.tensors.erase(found);
+  m.tensors.emplace(t.unsafeGetTensorImpl(),
+                    std::make_pair(c10::weak_intrusive_ptr<c10::TensorImpl>(t.getIntrusivePtr()), out));
+  return out;
+}
+)CPP"},
+    {"meta_convert(", R"CPP(at::Tensor meta_convert(const at::Tensor& t) { return convert(memo(false), t); }
+)CPP"},
+    {"fake_convert(", R"CPP(at::Tensor fake_convert(const at::Tensor& t) { return convert(memo(true), t); }
+)CPP"},
+    {"fake_from_meta(", R"CPP(at::Tensor fake_from_meta(const at::Tensor& t) {  // F5: wraps the meta tensor
+  if (!t.is_meta()) throw std::runtime_error("fake_from_meta: not a meta tensor (F4)");
+  return t.detach();
+}
+)CPP"},
+    {"converters_sweep(", R"CPP(void converters_sweep() {  // F3: drop the entries of dead tensors and storages
+  for (bool fake : {false, true}) {
+    ConverterMemo& m = memo(fake);
+    for (auto it = m.tensors.begin(); it != m.tensors.end();)
+      it = it->second.first.expired() ? m.tensors.erase(it) : std::next(it);
+    for (auto it = m.storages.begin(); it != m.storages.end();)
+      it = it->second.first.expired() ? m.storages.erase(it) : std::next(it);
+  }
+}
+)CPP"},
+    {"memo_stats(", R"CPP(void memo_stats() {}  // an observation step of storcheck's reference: nothing to run
 )CPP"},
     {"resize_storage(", R"CPP(// untyped_storage().resize_() in Python; the grown bytes are zero (R6).
 void resize_storage(const at::Tensor& t, int64_t nbytes) {
@@ -893,9 +966,18 @@ std::string Emitter::run() {
       stop(k, std::string(spelling.substr(1)));
       return assemble();
     }
+    if (storage_level(s.op)) {
+      for (int a = 0; a < s.nargs; ++a)
+        if (s.args[a].kind == ArgKind::kVar &&
+            observed_meta(before.vars[static_cast<size_t>(s.args[a].var)])) {
+          stop(k, "a storage-level step on a meta or fake tensor: the reproducers' storage "
+                  "helpers handle CPU storages only; `storcheck repro` runs this step");
+          return assemble();
+        }
+    }
     ++steps_emitted_;
     const bool failed = e.kind != ErrorKind::kNone;
-    std::string reason = failed ? not_run_reason(s, e.kind) : "";
+    std::string reason = failed ? not_run_reason(s, e) : "";
     if (!reason.empty()) {
       comment("step " + std::to_string(k + 1) + " (" + print_step(p_, s) + ") is not run: " + reason);
       comment("  the reference: " + std::string(error_kind_name(e.kind)) + ": " + e.message);
@@ -1052,6 +1134,12 @@ std::string semantics_id(OpId op, const std::string& field, bool input_emptied) 
           field == "cow_refs" || field == "cow_copies")
         return "C2-C4";
       return "C1";
+    case OpId::kMeta:
+    case OpId::kFake: return field == "error" ? "F4" : "F1-F2";
+    case OpId::kToMeta: return "F8";
+    case OpId::kFakeFromMeta: return "F5";
+    case OpId::kSweep:
+    case OpId::kMemoStats: return "F3";
     case OpId::kExpand: return "S7";
     case OpId::kView:
     case OpId::kReshape:
@@ -1059,6 +1147,8 @@ std::string semantics_id(OpId op, const std::string& field, bool input_emptied) 
     case OpId::kUnflatten: return field == "alias_class" ? "S3" : "S6";
     default: break;
   }
+  if (field == "fake_memo" || field == "meta_memo") return "F3";
+  if (field == "device") return "F1";
   if (field == "alias_class" || field == "identity_class") return "S3";
   if (field == "values") return op_info(op).category == OpCategory::kInplace ? "S3" : "S4";
   if (field == "error") return "S5";

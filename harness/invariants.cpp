@@ -1,6 +1,7 @@
 #include "harness/invariants.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <memory>
 #include <set>
@@ -21,7 +22,7 @@ int64_t required(const VarObs& v) {
 }
 
 bool undersized(const VarObs& v) {
-  return v.live && v.storage_nbytes > 0 && required(v) > v.storage_nbytes;
+  return v.live && v.storage_nbytes > 0 && required(v) > v.storage_nbytes && !observed_meta(v);
 }
 
 bool all_zero(const VarObs& v) {
@@ -134,8 +135,10 @@ bool bounds_checked_raise(const Program& p, const Step& s, const Observation& be
                            " failed with an unclassified error");
     if (is_compute_kernel(s.op) && after.error == ErrorKind::kNone)
       return fail(why, "S8: compute kernel " + op + " ran on emptied " + p.var_names[s.args[a].var]);
+    // A device check comes before any data is touched (copy_ out of a meta
+    // tensor raises first, in LibTorch too; found by fake_fuzzer).
     if (is_compute_kernel(s.op) && after.error != ErrorKind::kUndefinedBehavior &&
-        !allocation_error(after.error))
+        after.error != ErrorKind::kDeviceMismatch && !allocation_error(after.error))
       return fail(why, "S8: compute kernel " + op + " on emptied " + p.var_names[s.args[a].var] +
                            " reported " + std::string(error_kind_name(after.error)) +
                            ", expected undefined_behavior");
@@ -333,27 +336,30 @@ struct FakeHook {
   const Backend* reference;
   bool memo;
   std::shared_ptr<MetaConverter> conv;
-  std::shared_ptr<std::set<const MetaStorage*>> seen;
-  std::shared_ptr<std::set<const MetaTensorImpl*>> seen_tensors;
+  std::shared_ptr<std::set<const Storage*>> seen;
+  std::shared_ptr<std::set<const TensorImpl*>> seen_tensors;
 
   bool operator()(const Program& p, size_t k, const Observation&, const Observation& after,
                   std::string* why) {
     if (!reference) return true;
     if (k == 0 || !conv) {
       conv = std::make_shared<MetaConverter>();
-      seen = std::make_shared<std::set<const MetaStorage*>>();
-      seen_tensors = std::make_shared<std::set<const MetaTensorImpl*>>();
+      seen = std::make_shared<std::set<const Storage*>>();
+      seen_tensors = std::make_shared<std::set<const TensorImpl*>>();
     }
-    std::map<int32_t, const MetaStorage*> by_alias;  // alias class -> meta storage
-    std::map<const MetaStorage*, int32_t> alias_of;
-    std::map<int32_t, const MetaTensorImpl*> by_identity;
-    std::set<const MetaStorage*> fresh;
+    std::map<int32_t, const Storage*> by_alias;  // alias class -> meta storage
+    std::map<const Storage*, int32_t> alias_of;
+    std::map<int32_t, const TensorImpl*> by_identity;
+    std::set<const Storage*> fresh;
     for (VarId v = 0; v < static_cast<VarId>(after.vars.size()); ++v) {
       const VarObs& o = after.vars[static_cast<size_t>(v)];
       const Tensor* t = reference->reference_tensor(v);
-      if (!o.live || !t) continue;
+      if (!o.live || !t || (*t)->is_meta()) continue;  // program-made meta/fake tensors
       const std::string& name = p.var_names[static_cast<size_t>(v)];
-      MetaTensor m = conv->convert(*t);
+      Result<Tensor> converted = conv->convert(*t);
+      if (!converted.ok())
+        return fail(why, "F4: converting " + name + " raised " + converted.error().message);
+      Tensor m = std::move(converted).value();
       if (memo) continue;
       const Geometry& g = (*t)->geom;
       const bool new_meta = seen_tensors->insert(m.get()).second;
@@ -364,14 +370,14 @@ struct FakeHook {
       if (!same_geometry && new_meta)
         return fail(why, "F1: the meta tensor of " + name +
                              " has other sizes, strides, offset or dtype than the real one");
-      if (conv->convert(*t) != m)
+      if (conv->convert(*t).value() != m)
         return fail(why, "F2: converting " + name + " again gave another meta tensor");
       auto id = by_identity.emplace(o.identity_class, m.get());
       if (id.first->second != m.get())
         return fail(why, "F2: " + name + " is the very tensor " +
                              p.var_names[static_cast<size_t>(o.identity_class)] +
                              " but converts to another meta tensor");
-      const MetaStorage* ms = m->storage.get();
+      const Storage* ms = m->storage.get();
       auto a = by_alias.emplace(o.alias_class, ms);
       if (a.first->second != ms)
         return fail(why, "F2: " + name + " shares its storage with " +
@@ -383,14 +389,16 @@ struct FakeHook {
                              p.var_names[static_cast<size_t>(b.first->second)] +
                              " have distinct storages but one meta storage");
       if (seen->insert(ms).second) fresh.insert(ms);
-      if (fresh.count(ms) && ms->nbytes != o.storage_nbytes)
-        return fail(why, "F2: the meta storage of " + name + " has " + std::to_string(ms->nbytes) +
+      if (fresh.count(ms) && ms->nbytes() != o.storage_nbytes)
+        return fail(why, "F2: the meta storage of " + name + " has " + std::to_string(ms->nbytes()) +
                              " bytes, its real storage " + std::to_string(o.storage_nbytes));
     }
     if (!memo) return true;
     std::set<int32_t> tensors, storages;
-    for (const VarObs& o : after.vars) {
-      if (!o.live) continue;
+    for (VarId v = 0; v < static_cast<VarId>(after.vars.size()); ++v) {
+      const VarObs& o = after.vars[static_cast<size_t>(v)];
+      const Tensor* t = reference->reference_tensor(v);
+      if (!o.live || !t || (*t)->is_meta()) continue;
       tensors.insert(o.identity_class);
       storages.insert(o.alias_class);
     }
@@ -405,6 +413,114 @@ struct FakeHook {
       return fail(why, "F3: after a sweep the memo holds " + std::to_string(s.storages) +
                            " storage entries (" + std::to_string(s.pending) + " pending) for " +
                            std::to_string(storages.size()) + " live storages");
+    return true;
+  }
+};
+
+// The program's own conversions (steps `fake`, `meta`; impl/fake.h), checked
+// on the reference's tensors with weak references, so the check keeps nothing
+// alive. Per converter it remembers each conversion (real tensor -> result)
+// and each real storage's meta storage.
+// kFakeMemoIdentity (F1, F2): a conversion keeps sizes, strides, offset and
+// dtype; converting a real tensor whose earlier result is still alive gives
+// that very result; a real storage whose meta storage is alive maps to it.
+// kFakeEmptiedZeroBytes (F2): a meta storage first seen at this step has the
+// real storage's nbytes (0 for an emptied one).
+// kFakeSweepFrees (F3): after every step the memo's tensor entries are the
+// converted real tensors still alive; after `sweep` its storage entries are
+// the converted real storages still alive.
+// kFakeUnsupportedTyped (F4): a conversion step that fails raises
+// unsupported_fake_tensor (or a budget error) and leaves both memos as they were.
+struct ConversionHook {
+  const Backend* reference;
+  Invariant inv;
+  struct Conv {
+    std::vector<std::pair<std::weak_ptr<TensorImpl>, std::weak_ptr<TensorImpl>>> tensors;
+    std::map<const Storage*, std::pair<std::weak_ptr<Storage>, std::weak_ptr<Storage>>> storages;
+  };
+  std::shared_ptr<std::array<Conv, 2>> conv;  ///< [0] meta, [1] fake
+
+  static bool is_conversion(OpId op) {
+    return op == OpId::kMeta || op == OpId::kFake || op == OpId::kFakeFromMeta ||
+           op == OpId::kToMeta;
+  }
+
+  bool operator()(const Program& p, size_t k, const Observation& before, const Observation& after,
+                  std::string* why) {
+    if (!reference) return true;
+    if (k == 0 || !conv) conv = std::make_shared<std::array<Conv, 2>>();
+    const Step& s = p.steps[k];
+    if (inv == Invariant::kFakeUnsupportedTyped) {
+      if (!is_conversion(s.op) || after.error == ErrorKind::kNone) return true;
+      if (after.error != ErrorKind::kUnsupportedFakeTensor && !allocation_error(after.error))
+        return fail(why, "F4: " + std::string(s.info().name) + " failed with " +
+                             std::string(error_kind_name(after.error)) +
+                             ", expected unsupported_fake_tensor");
+      if (before.memo_known && after.memo_known &&
+          (!(before.fake_memo == after.fake_memo) || !(before.meta_memo == after.meta_memo)))
+        return fail(why, "F4: a refused " + std::string(s.info().name) + " changed the memo");
+      return true;
+    }
+    if ((s.op == OpId::kMeta || s.op == OpId::kFake) && after.error == ErrorKind::kNone) {
+      const Tensor* in = reference->reference_tensor(s.args[0].var);
+      const Tensor* out = reference->reference_tensor(s.out);
+      if (!in || !out) return true;
+      Conv& c = (*conv)[s.op == OpId::kFake ? 1 : 0];
+      const std::string& name = p.var_names[static_cast<size_t>(s.out)];
+      if (inv == Invariant::kFakeMemoIdentity) {
+        const Geometry& g = (*in)->geom;
+        const Geometry& m = (*out)->geom;
+        bool same = g.rank == m.rank && g.offset == m.offset && (*in)->dtype == (*out)->dtype;
+        for (int d = 0; same && d < g.rank; ++d)
+          same = g.sizes[d] == m.sizes[d] && g.strides[d] == m.strides[d];
+        bool earlier = false;
+        for (const auto& [real, result] : c.tensors) {
+          if (real.lock() != *in) continue;
+          earlier = true;
+          if (auto r = result.lock(); r && r != *out)
+            return fail(why, "F2: " + name + " is another tensor than the live earlier " +
+                                 "conversion of the same real tensor");
+        }
+        if (!same && !earlier)
+          return fail(why, "F1: " + name + " has other sizes, strides, offset or dtype than " +
+                               p.var_names[static_cast<size_t>(s.args[0].var)]);
+      }
+      auto found = c.storages.find((*in)->storage.get());
+      if (found != c.storages.end() && found->second.first.lock() == (*in)->storage) {
+        auto meta = found->second.second.lock();
+        if (inv == Invariant::kFakeMemoIdentity && meta && meta != (*out)->storage)
+          return fail(why, "F2: " + name + " has another fake storage than earlier conversions " +
+                               "of tensors sharing its real storage");
+      } else {
+        if (inv == Invariant::kFakeEmptiedZeroBytes &&
+            (*out)->storage->nbytes() != (*in)->storage->nbytes())
+          return fail(why, "F2: the fake storage of " + name + " has " +
+                               std::to_string((*out)->storage->nbytes()) + " bytes, the real one " +
+                               std::to_string((*in)->storage->nbytes()));
+        c.storages[(*in)->storage.get()] = {(*in)->storage, (*out)->storage};
+      }
+      c.tensors.emplace_back(*in, *out);
+    }
+    if (inv != Invariant::kFakeSweepFrees || !after.memo_known) return true;
+    for (int which = 0; which < 2; ++which) {
+      Conv& c = (*conv)[static_cast<size_t>(which)];
+      std::set<const TensorImpl*> alive;
+      for (const auto& e : c.tensors)
+        if (auto t = e.first.lock()) alive.insert(t.get());
+      const MemoStats& m = which ? after.fake_memo : after.meta_memo;
+      const char* conv_name = which ? "fake" : "meta";
+      if (m.tensors != static_cast<int64_t>(alive.size()))
+        return fail(why, std::string("F3: the ") + conv_name + " memo holds " +
+                             std::to_string(m.tensors) + " tensor entries for " +
+                             std::to_string(alive.size()) + " live converted tensors");
+      if (s.op != OpId::kSweep || after.error != ErrorKind::kNone) continue;
+      int64_t storages = 0;
+      for (const auto& e : c.storages) storages += e.second.first.expired() ? 0 : 1;
+      if (m.storages != storages)
+        return fail(why, std::string("F3: after a sweep the ") + conv_name + " memo holds " +
+                             std::to_string(m.storages) + " storage entries for " +
+                             std::to_string(storages) + " live converted storages");
+    }
     return true;
   }
 };
@@ -427,7 +543,9 @@ StepHook make_all_invariants_hook(const Backend* reference) {
                         Invariant::kNoCopyUntilWrite, Invariant::kLastSharerTakesOwnership,
                         Invariant::kRefcountMatchesSharers, Invariant::kViewsMaterializeOnce,
                         Invariant::kForeignOwnerRaises, Invariant::kFakeAliasing,
-                        Invariant::kFakeMemoWeak})
+                        Invariant::kFakeMemoWeak, Invariant::kFakeMemoIdentity,
+                        Invariant::kFakeEmptiedZeroBytes, Invariant::kFakeSweepFrees,
+                        Invariant::kFakeUnsupportedTyped})
     hooks.push_back(make_invariant_hook(inv, reference));
   return [hooks](const Program& p, size_t k, const Observation& before, const Observation& after,
                  std::string* why) mutable {
@@ -441,6 +559,10 @@ StepHook make_invariant_hook(Invariant inv, const Backend* reference) {
   switch (inv) {
     case Invariant::kFakeAliasing: return FakeHook{reference, false, nullptr, {}, {}};
     case Invariant::kFakeMemoWeak: return FakeHook{reference, true, nullptr, {}, {}};
+    case Invariant::kFakeMemoIdentity:
+    case Invariant::kFakeEmptiedZeroBytes:
+    case Invariant::kFakeSweepFrees:
+    case Invariant::kFakeUnsupportedTyped: return ConversionHook{reference, inv, nullptr};
     case Invariant::kCloneGivesZeros: return stateless(clone_gives_zeros);
     case Invariant::kInputStaysEmptied: return stateless(input_stays_emptied);
     case Invariant::kBoundsCheckedRaise: return stateless(bounds_checked_raise);

@@ -28,6 +28,11 @@ enum class Invariant {
   kForeignOwnerRaises,     ///< C7: lazy_clone of foreign data raises, source untouched
   kFakeAliasing,           ///< F1/F2: meta conversion keeps geometry, identity, aliasing
   kFakeMemoWeak,           ///< F3: the memo holds live tensors only; a sweep frees dead storages
+  // The program's own `fake`/`meta` steps (the reference's converters):
+  kFakeMemoIdentity,       ///< F1/F2: same live tensor, same fake; one fake storage per storage
+  kFakeEmptiedZeroBytes,   ///< F2: a new fake storage has the real nbytes (0 when emptied)
+  kFakeSweepFrees,         ///< F3: memo entries are the live converted tensors; sweeps free dead storages
+  kFakeUnsupportedTyped,   ///< F4: a refused conversion raises unsupported_fake_tensor, memo unchanged
 };
 
 /// `reference` is the reference backend (Backend::reference_tensor), which

@@ -64,6 +64,14 @@ GenConfig aliasing_config() {
   return c;
 }
 
+/// Fake-focused programs with many deliberately invalid steps (conversions
+/// of meta and fake inputs, F4).
+GenConfig fake_errors_config() {
+  GenConfig c = fake_config();
+  c.invalid_per_mille = 300;
+  return c;
+}
+
 }  // namespace
 
 const std::vector<Property>& properties() {
@@ -132,6 +140,24 @@ const std::vector<Property>& properties() {
        "the meta memo holds exactly the live tensors, and after a sweep exactly the live "
        "storages (F3)",
        PropertyKind::kInvariant, false, shrink_config(), Invariant::kFakeMemoWeak},
+      {"fake.matches_libtorch_meta",
+       "programs that convert to meta and fake tensors and run every op on them agree with "
+       "LibTorch's meta device: metadata, aliasing, identity, errors (F1, F2, F5, F6, F8, F9)",
+       PropertyKind::kDifferential, false, fake_config()},
+      {"fake.memo_identity",
+       "converting a live tensor again gives the same fake tensor; tensors sharing a storage "
+       "get one fake storage; conversions keep the geometry (F1, F2)",
+       PropertyKind::kInvariant, false, fake_config(), Invariant::kFakeMemoIdentity},
+      {"fake.emptied_storage_zero_bytes",
+       "a fake storage has its real storage's nbytes: 0 for an emptied one (F2)",
+       PropertyKind::kInvariant, false, fake_config(), Invariant::kFakeEmptiedZeroBytes},
+      {"fake.sweep_frees_expired_storages",
+       "the program's memos hold exactly the live converted tensors, and after a sweep "
+       "exactly the live converted storages (F3)",
+       PropertyKind::kInvariant, false, fake_config(), Invariant::kFakeSweepFrees},
+      {"fake.unsupported_is_typed_and_memo_unchanged",
+       "a refused conversion raises unsupported_fake_tensor and leaves the memo unchanged (F4)",
+       PropertyKind::kInvariant, false, fake_errors_config(), Invariant::kFakeUnsupportedTyped},
   };
   return kProps;
 }

@@ -98,6 +98,7 @@ int print_repro_report(const Program& p, const std::string& text, const std::str
     out << "]\n";
     if (line.errors.size() > 0 && line.errors[0] != ErrorKind::kNone)
       out << "        " << line.messages[0] << "\n";
+    if (!line.note.empty()) out << "        " << line.note << "\n";
   }
   // A `# known: ID` header names an expected divergence (oracles/known_divergences.h).
   std::string known_id = known_id_of(text);

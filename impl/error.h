@@ -40,6 +40,7 @@ enum class ErrorKind : unsigned char {
   kResourceLimit,      ///< an allocation beyond the program's Limits
   kUndefinedBehavior,  ///< S8: a compute kernel on undersized storage; not run
   kUnsupportedFakeTensor, ///< F4: an input the meta/fake converter cannot convert
+  kDeviceMismatch,     ///< tensors of devices the op cannot combine (copy out of meta, fake with real)
   kOther,              ///< a backend error that no rule above classifies
   kNumKinds
 };

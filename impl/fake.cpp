@@ -1,6 +1,7 @@
 #include "impl/fake.h"
 
 #include <algorithm>
+#include <string>
 
 #include "impl/fault.h"
 
@@ -31,7 +32,17 @@ void MetaConverter::drop_dead_tensors() {
   }
 }
 
-MetaTensor MetaConverter::convert(const Tensor& t, FakeDevice device) {
+namespace {
+Error unsupported(const Tensor& t, const char* op) {
+  return make_error(ErrorKind::kUnsupportedFakeTensor,
+                    std::string(op) + ": the input is already a " + (t->fake ? "fake" : "meta") +
+                        " tensor; convert the real tensor (fake_from_meta makes a fake tensor of "
+                        "a meta one)");
+}
+}  // namespace
+
+Result<Tensor> MetaConverter::convert(const Tensor& t) {
+  if (t->is_meta()) return unsupported(t, fake_ ? "fake" : "meta");  // F4: memo unchanged
   drop_dead_tensors();
   auto found = tensors_.find(t.get());
   if (found != tensors_.end()) return found->second.meta;  // F2: alive, same tensor
@@ -47,18 +58,19 @@ MetaTensor MetaConverter::convert(const Tensor& t, FakeDevice device) {
   if (s == storages_.end()) {
     StorageEntry e;
     e.real = t->storage;
-    e.meta = std::make_shared<MetaStorage>(MetaStorage{t->storage->nbytes()});
+    e.meta = Storage::make_meta(t->storage->nbytes());  // F2: 0 bytes for an emptied one
     s = storages_.emplace(key, std::move(e)).first;
   }
   if (s->second.tensors++ == 0)
     pending_.erase(std::remove(pending_.begin(), pending_.end(), key), pending_.end());
-  auto m = std::make_shared<MetaTensorImpl>();
+  auto m = std::make_shared<TensorImpl>();
   m->storage = fault_active(Fault::kFakeViewLosesAliasing) && s->second.tensors > 1
-                   ? std::make_shared<MetaStorage>(*s->second.meta)
+                   ? Storage::make_meta(s->second.meta->nbytes())
                    : s->second.meta;
   m->geom = t->geom;  // F1: sizes, strides, offset, itemsize
   m->dtype = t->dtype;
-  m->device = device;
+  m->version = std::make_shared<int64_t>(0);
+  m->fake = fake_;
   TensorEntry e;
   e.real = t;
   if (fault_active(Fault::kMemoStrongRef)) e.strong = t;  // the planted leak
@@ -69,10 +81,15 @@ MetaTensor MetaConverter::convert(const Tensor& t, FakeDevice device) {
   return m;
 }
 
-MetaTensor MetaConverter::from_meta(const MetaTensor& m, FakeDevice device) {
-  auto f = std::make_shared<MetaTensorImpl>(*m);  // shares the meta storage
-  f->device = device;
-  return f;
+Result<Tensor> MetaConverter::from_meta(const Tensor& m) {
+  if (!m->is_meta() || m->fake)
+    return make_error(ErrorKind::kUnsupportedFakeTensor,
+                      std::string("fake_from_meta: the input is ") +
+                          (m->fake ? "already a fake tensor" : "not a meta tensor") +
+                          "; it takes a meta tensor");
+  auto f = std::make_shared<TensorImpl>(*m);  // the meta storage and version counter
+  f->fake = true;
+  return Tensor(f);
 }
 
 void MetaConverter::sweep() {
@@ -95,17 +112,25 @@ MemoStats MetaConverter::stats() {
                    static_cast<int64_t>(pending_.size())};
 }
 
-MetaTensor to_meta(const Tensor& t) {
-  auto m = std::make_shared<MetaTensorImpl>();
+Result<Tensor> to_meta(const Tensor& t) {
+  if (t->fake)
+    return make_error(ErrorKind::kUnsupportedFakeTensor,
+                      "to_meta: the input is a fake tensor, which has no data to copy; convert "
+                      "the real tensor");
+  if (t->is_meta()) return t;  // `to` onto the tensor's own device returns it
+  auto m = std::make_shared<TensorImpl>();
   m->geom = t->geom;
   m->geom.offset = 0;
-  if (!t->geom.is_non_overlapping_and_dense())
-    contiguous_strides(m->geom.rank, m->geom.sizes.data(), m->geom.strides.data());
+  // F8's preserve_format as LibTorch's _to_copy does it: non-overlapping and
+  // dense strides kept, else infer_dense_strides (found by
+  // fake.matches_libtorch_meta: an overlapping [2, 3] input with strides
+  // [1, 1] gets [1, 2], not contiguous [3, 1]).
+  if (!t->geom.is_non_overlapping_and_dense()) infer_dense_strides(t->geom, m->geom.strides.data());
   m->dtype = t->dtype;
-  m->device = FakeDevice::kMeta;
+  m->version = std::make_shared<int64_t>(0);
   // numel * itemsize: the tensor exists, so neither overflows (S9).
-  m->storage = std::make_shared<MetaStorage>(MetaStorage{t->numel() * t->geom.itemsize});
-  return m;
+  m->storage = Storage::make_meta(t->numel() * t->geom.itemsize);
+  return Tensor(m);
 }
 
 }  // namespace storcheck

@@ -1,7 +1,10 @@
-// Meta and fake conversion of strided tensors (SEMANTICS group F, issue 5,
-// first part): the MetaConverter that PyTorch's FakeTensorConverter is
-// built on, with its weak memo, and `to_meta`, which is a clone onto the
-// meta device and not a conversion (F8).
+// Meta and fake conversion of strided tensors (SEMANTICS group F): the
+// MetaConverter that PyTorch's FakeTensorConverter is built on, with its weak
+// memo, and `to_meta`, which is a clone onto the meta device and not a
+// conversion (F8). Meta and fake tensors are reference Tensors over a meta
+// storage (Storage::make_meta: a byte size, no data), so every op of
+// impl/ops.h runs on them (F6: fake execution; see Note [Meta execution] in
+// impl/ops.cpp).
 //
 // Invariant (F2): while a real tensor lives, converting it again gives the
 // very same meta tensor; real tensors that share a storage give meta
@@ -14,9 +17,9 @@
 // and storage died and a sweep ran, the memo is empty.
 //
 //   MetaConverter conv;
-//   MetaTensor m = conv.convert(t);          // t a real Tensor (impl/tensor.h)
-//   MetaTensor v = conv.convert(view_of_t);  // v->storage == m->storage
-//   conv.stats();                            // {tensors, storages, pending}
+//   Tensor m = conv.convert(t).value();          // t a real Tensor (impl/tensor.h)
+//   Tensor v = conv.convert(view_of_t).value();  // v->storage == m->storage
+//   conv.stats();                                // {tensors, storages, pending}
 #pragma once
 
 #include <cstdint>
@@ -30,24 +33,6 @@
 
 namespace storcheck {
 
-/// A storage on the meta device: a byte size and no data.
-struct MetaStorage {
-  int64_t nbytes = 0;
-};
-
-enum class FakeDevice : uint8_t { kCpu, kCuda, kMeta };
-
-/// A meta (or fake) tensor: geometry and dtype over a meta storage.
-struct MetaTensorImpl {
-  std::shared_ptr<MetaStorage> storage;
-  Geometry geom;
-  DType dtype = DType::kF32;
-  /// Where the real tensor lived (a fake tensor's fake device, F1); kMeta for
-  /// meta tensors.
-  FakeDevice device = FakeDevice::kMeta;
-};
-using MetaTensor = std::shared_ptr<MetaTensorImpl>;
-
 /// What the memo holds right now (an observation step, `memo_stats`).
 struct MemoStats {
   int64_t tensors = 0;   ///< entries of live real tensors
@@ -60,12 +45,19 @@ struct MemoStats {
 
 class MetaConverter {
  public:
-  /// F1/F2: the meta tensor of `t` (geometry-exact: sizes, strides, offset,
-  /// dtype; aliasing through the storage memo), on `device` (kMeta for the
-  /// MetaConverter, the real device for a FakeTensorConverter).
-  MetaTensor convert(const Tensor& t, FakeDevice device = FakeDevice::kMeta);
-  /// F5: a fake tensor from a meta tensor (same geometry and meta storage).
-  static MetaTensor from_meta(const MetaTensor& m, FakeDevice device);
+  /// `fake`: a FakeTensorConverter (outputs are fake tensors reporting the
+  /// real device, F1) rather than a MetaConverter (meta tensors).
+  explicit MetaConverter(bool fake = false) : fake_(fake) {}
+
+  /// F1/F2: the meta (or fake) tensor of `t`: geometry-exact (sizes, strides,
+  /// offset, dtype), aliasing through the storage memo, a meta storage of the
+  /// real storage's nbytes (0 for an emptied one), version 0. A meta or fake
+  /// input raises kUnsupportedFakeTensor and leaves the memo unchanged (F4).
+  Result<Tensor> convert(const Tensor& t);
+  /// F5: a fake tensor from meta tensor `m`: the same geometry over the same
+  /// meta storage, sharing m's version counter (PyTorch wraps the meta tensor
+  /// as its `elem`). A non-meta or fake input raises kUnsupportedFakeTensor.
+  static Result<Tensor> from_meta(const Tensor& m);
   /// F3: drops the entries of dead tensors, then pending storages that died.
   void sweep();
   /// After dropping the entries of dead tensors (what PyTorch's weakref
@@ -78,12 +70,12 @@ class MetaConverter {
   struct TensorEntry {
     std::weak_ptr<TensorImpl> real;
     Tensor strong;  ///< only under the planted fault memo_strong_ref
-    MetaTensor meta;
+    Tensor meta;
     const Storage* storage_key = nullptr;
   };
   struct StorageEntry {
     std::weak_ptr<Storage> real;
-    std::shared_ptr<MetaStorage> meta;
+    std::shared_ptr<Storage> meta;
     int64_t tensors = 0;  ///< live tensor entries that use it
   };
   void drop_dead_tensors();
@@ -91,11 +83,14 @@ class MetaConverter {
   std::unordered_map<const Storage*, StorageEntry> storages_;
   std::vector<const Storage*> pending_;  ///< storage entries with no live tensor entry
   int64_t since_sweep_ = 0;
+  bool fake_;
 };
 
 /// F8: LibTorch's `to(kMeta)`: a clone onto the meta device with
 /// preserve_format (non-overlapping and dense strides kept, otherwise
 /// contiguous), offset 0, and a fresh storage of numel * itemsize bytes.
-MetaTensor to_meta(const Tensor& t);
+/// A meta input is returned itself (`to` onto its own device); a fake input
+/// raises kUnsupportedFakeTensor (it has no data to copy).
+Result<Tensor> to_meta(const Tensor& t);
 
 }  // namespace storcheck

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "impl/fault.h"
 #include "impl/ops.h"
 
@@ -25,8 +27,8 @@ TEST(MetaConverter, KeepsGeometryAndDtypeF1) {
   Tensor t = arange_of(ctx, {4, 6});
   // transpose: sizes [6, 4], strides [1, 6]; rows 1 and 3: offset 1, strides [2, 6].
   Tensor v = slice(transpose(t, 0, 1).value(), 0, 1, 5, 2).value();
-  MetaConverter conv;
-  MetaTensor m = conv.convert(v, FakeDevice::kCpu);
+  MetaConverter conv(/*fake=*/true);
+  Tensor m = conv.convert(v).value();
   EXPECT_EQ(m->geom.rank, 2);
   for (int d = 0; d < 2; ++d) {
     EXPECT_EQ(m->geom.sizes[d], v->geom.sizes[d]);
@@ -36,8 +38,9 @@ TEST(MetaConverter, KeepsGeometryAndDtypeF1) {
   EXPECT_EQ(m->geom.offset, 1);
   EXPECT_EQ(m->geom.strides[0], 2);
   EXPECT_EQ(m->dtype, DType::kF32);
-  EXPECT_EQ(m->device, FakeDevice::kCpu);
-  EXPECT_EQ(m->storage->nbytes, 96);  // the whole real storage, not the view's extent
+  EXPECT_TRUE(m->fake) << "a fake tensor reports the real device";
+  EXPECT_TRUE(m->is_meta());
+  EXPECT_EQ(m->storage->nbytes(), 96);  // the whole real storage, not the view's extent
 }
 
 TEST(MetaConverter, SameTensorSameFakeAndViewsShareOneStorageF2) {
@@ -46,13 +49,13 @@ TEST(MetaConverter, SameTensorSameFakeAndViewsShareOneStorageF2) {
   Tensor v = select(t, 0, 1).value();
   Tensor other = arange_of(ctx, {3, 4});
   MetaConverter conv;
-  MetaTensor mt = conv.convert(t);
-  EXPECT_EQ(conv.convert(t), mt) << "the same live tensor gives the same fake tensor";
-  MetaTensor mv = conv.convert(v);
+  Tensor mt = conv.convert(t).value();
+  EXPECT_EQ(conv.convert(t).value(), mt) << "the same live tensor gives the same fake tensor";
+  Tensor mv = conv.convert(v).value();
   EXPECT_NE(mv, mt);
   EXPECT_EQ(mv->storage, mt->storage) << "a view shares its base's meta storage";
   EXPECT_EQ(mv->geom.offset, 4);
-  EXPECT_NE(conv.convert(other)->storage, mt->storage);
+  EXPECT_NE(conv.convert(other).value()->storage, mt->storage);
   EXPECT_EQ(conv.stats(), (MemoStats{3, 2, 0}));
 }
 
@@ -61,8 +64,8 @@ TEST(MetaConverter, EmptiedStorageGivesZeroByteMetaStorageF2) {
   Tensor t = arange_of(ctx, {2, 8});
   ASSERT_TRUE(shrink(t).ok());
   MetaConverter conv;
-  MetaTensor m = conv.convert(t);
-  EXPECT_EQ(m->storage->nbytes, 0);
+  Tensor m = conv.convert(t).value();
+  EXPECT_EQ(m->storage->nbytes(), 0);
   EXPECT_EQ(m->geom.sizes[1], 8) << "the shape is kept (R1)";
 }
 
@@ -71,7 +74,7 @@ TEST(MetaConverter, MemoIsWeakAndEmptiesAfterDeathsAndASweepF3) {
   MetaConverter conv;
   Tensor base = arange_of(ctx, {4, 4});
   Tensor view = transpose(base, 0, 1).value();
-  MetaTensor mb = conv.convert(base);
+  Tensor mb = conv.convert(base).value();
   EXPECT_EQ(conv.stats(), (MemoStats{1, 1, 0}));
   base.reset();  // the tensor dies; its storage lives on in `view`
   EXPECT_EQ(conv.stats(), (MemoStats{0, 1, 1})) << "entry gone, storage pending";
@@ -79,7 +82,7 @@ TEST(MetaConverter, MemoIsWeakAndEmptiesAfterDeathsAndASweepF3) {
   EXPECT_EQ(conv.stats(), (MemoStats{0, 1, 1})) << "a live storage stays";
   // Converting the view reattaches the storage entry: aliasing with the
   // converted (now dead) base is kept through the meta storage.
-  EXPECT_EQ(conv.convert(view)->storage, mb->storage);
+  EXPECT_EQ(conv.convert(view).value()->storage, mb->storage);
   EXPECT_EQ(conv.stats(), (MemoStats{1, 1, 0}));
   view.reset();  // tensor and storage die together: found at the tensor's death
   EXPECT_EQ(conv.stats(), (MemoStats{0, 0, 0}));
@@ -87,7 +90,7 @@ TEST(MetaConverter, MemoIsWeakAndEmptiesAfterDeathsAndASweepF3) {
   // A storage that outlives its converted tensors dies later: the sweep finds it.
   Tensor a = arange_of(ctx, {8});
   Tensor keep = slice(a, 0, 2, 6, 1).value();
-  conv.convert(a);
+  (void)conv.convert(a);
   a.reset();
   EXPECT_EQ(conv.stats(), (MemoStats{0, 1, 1}));
   keep.reset();
@@ -105,7 +108,7 @@ TEST(MetaConverter, SweepsEverySweepIntervalConversions) {
   {
     Tensor a = arange_of(ctx, {2});
     Tensor v = select(a, 0, 1).value();
-    conv.convert(a);
+    (void)conv.convert(a);
     a.reset();
     ASSERT_EQ(conv.stats().pending, 1);
   }  // v dies: the pending storage is dead but still in the memo
@@ -113,11 +116,11 @@ TEST(MetaConverter, SweepsEverySweepIntervalConversions) {
   std::vector<Tensor> live;  // conversion 1 was `a`
   for (int k = 0; k < 126; ++k) {
     live.push_back(arange_of(ctx, {1}));
-    conv.convert(live.back());
+    (void)conv.convert(live.back());
   }
   EXPECT_EQ(conv.stats().pending, 1) << "127 conversions since the last sweep";
   live.push_back(arange_of(ctx, {1}));
-  conv.convert(live.back());
+  (void)conv.convert(live.back());
   EXPECT_EQ(conv.stats().pending, 0) << "the 128th conversion sweeps";
   EXPECT_EQ(conv.stats().storages, 127);
 }
@@ -126,10 +129,14 @@ TEST(MetaConverter, FakeFromMetaSharesTheMetaStorageF5) {
   Context ctx;
   Tensor t = arange_of(ctx, {3});
   MetaConverter conv;
-  MetaTensor m = conv.convert(t);
-  MetaTensor f = MetaConverter::from_meta(m, FakeDevice::kCuda);
+  Tensor m = conv.convert(t).value();
+  Tensor f = MetaConverter::from_meta(m).value();
   EXPECT_EQ(f->storage, m->storage);
-  EXPECT_EQ(f->device, FakeDevice::kCuda);
+  EXPECT_EQ(f->version, m->version) << "PyTorch wraps the meta tensor";
+  EXPECT_TRUE(f->fake);
+  EXPECT_FALSE(m->fake);
+  EXPECT_EQ(MetaConverter::from_meta(t).error().kind, ErrorKind::kUnsupportedFakeTensor);
+  EXPECT_EQ(MetaConverter::from_meta(f).error().kind, ErrorKind::kUnsupportedFakeTensor);
   EXPECT_EQ(f->geom.sizes[0], 3);
 }
 
@@ -137,17 +144,99 @@ TEST(ToMeta, IsACloneOntoMetaNotAConversionF8) {
   Context ctx;
   Tensor t = arange_of(ctx, {4, 6});
   Tensor tt = transpose(t, 0, 1).value();  // non-overlapping and dense: strides kept
-  MetaTensor m = to_meta(tt);
+  Tensor m = to_meta(tt).value();
   EXPECT_EQ(m->geom.strides[0], 1);
   EXPECT_EQ(m->geom.strides[1], 6);
-  EXPECT_EQ(m->storage->nbytes, 96);
+  EXPECT_EQ(m->storage->nbytes(), 96);
   Tensor s = slice(t, 1, 1, 6, 2).value();  // offset 1, strides [6, 2]: not dense
-  MetaTensor ms = to_meta(s);
+  Tensor ms = to_meta(s).value();
   EXPECT_EQ(ms->geom.offset, 0);
   EXPECT_EQ(ms->geom.strides[0], 3);
   EXPECT_EQ(ms->geom.strides[1], 1);
-  EXPECT_EQ(ms->storage->nbytes, 4 * 3 * 4);
-  EXPECT_NE(to_meta(t)->storage, to_meta(t)->storage) << "a fresh storage each time";
+  EXPECT_EQ(ms->storage->nbytes(), 4 * 3 * 4);
+  EXPECT_NE(to_meta(t).value()->storage, to_meta(t).value()->storage) << "a fresh storage each time";
+  EXPECT_EQ(to_meta(ms).value(), ms) << "to_meta of a meta tensor returns it";
+}
+
+TEST(MetaConverter, MetaOrFakeInputIsUnsupportedAndLeavesTheMemoF4) {
+  Context ctx;
+  Tensor t = arange_of(ctx, {3});
+  MetaConverter conv(/*fake=*/true);
+  Tensor f = conv.convert(t).value();
+  MemoStats before = conv.stats();
+  Result<Tensor> again = conv.convert(f);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().kind, ErrorKind::kUnsupportedFakeTensor);
+  EXPECT_NE(again.error().message.find("already a fake tensor"), std::string::npos)
+      << again.error().message;
+  EXPECT_EQ(conv.stats(), before);
+}
+
+// Note [Meta execution]: ops run on meta tensors with eager's checks (F6, F9).
+TEST(MetaExecution, OutputsAreMetaWithEagerMetadataAndNoBudget) {
+  Context ctx;
+  ctx.budget.max_tensor_bytes = 64;  // smaller than the meta results below
+  Tensor t = arange_of(ctx, {2, 3});
+  MetaConverter conv;
+  Tensor m = conv.convert(transpose(t, 0, 1).value()).value();  // sizes [3, 2], strides [1, 3]
+  int64_t used = ctx.budget.used;
+  const int64_t wide_sizes[] = {1000, 3, 2};
+  Tensor e = expand(unsqueeze(m, 0).value(), wide_sizes).value();
+  Tensor c = clone(ctx, e).value();  // 24000 bytes: meta allocates nothing
+  EXPECT_TRUE(c->is_meta());
+  EXPECT_EQ(c->storage->nbytes(), 1000 * 6 * 4);
+  EXPECT_EQ(c->geom.strides[0], 6) << "clone's preserve_format rule, as on CPU";
+  EXPECT_EQ(ctx.budget.used, used);
+  Tensor a = add(ctx, m, Scalar::floating(1.5)).value();
+  EXPECT_TRUE(a->is_meta());
+  EXPECT_EQ(a->geom.strides[0], 1) << "TensorIterator keeps the input's layout";
+  EXPECT_EQ(a->geom.strides[1], 3);
+  EXPECT_TRUE(mul_(m, Scalar::integer(2)).ok());
+  EXPECT_EQ(*m->version, 1);
+  float one = 0;
+  std::memcpy(&one, t->storage->read_data() + 4, sizeof one);
+  EXPECT_EQ(one, 1.0f) << "the real tensor is untouched";
+}
+
+TEST(MetaExecution, MakesEagersChecksF9) {
+  Context ctx;
+  MetaConverter conv;
+  Tensor real = arange_of(ctx, {3});
+  Tensor m = conv.convert(real).value();
+  const int64_t two_by_three[] = {2, 3};
+  Tensor wide = expand(unsqueeze(m, 0).value(), two_by_three).value();
+  EXPECT_EQ(add_(wide, Scalar::integer(1)).error().kind, ErrorKind::kInternalOverlap);
+  Tensor dst = conv.convert(arange_of(ctx, {2, 3})).value();
+  Tensor four = conv.convert(arange_of(ctx, {4})).value();
+  EXPECT_EQ(copy_(dst, four).error().kind, ErrorKind::kShapeMismatch);
+  Tensor u8 = to(ctx, dst, DType::kU8).value();
+  EXPECT_TRUE(u8->is_meta());
+  EXPECT_EQ(fill_(u8, Scalar::integer(300)).error().kind, ErrorKind::kScalarOverflow);
+  EXPECT_EQ(copy_(real, m).error().kind, ErrorKind::kDeviceMismatch) << "copy out of meta";
+  EXPECT_TRUE(copy_(m, real).ok()) << "copy into meta: checks only";
+  MetaConverter fakes(/*fake=*/true);
+  Tensor f = fakes.convert(real).value();
+  EXPECT_EQ(copy_(f, m).error().kind, ErrorKind::kDeviceMismatch) << "FakeTensorMode mixing";
+  Tensor fv = add(ctx, f, Scalar::integer(1)).value();
+  EXPECT_TRUE(fv->fake) << "ops on fake tensors give fake tensors";
+  EXPECT_TRUE(transpose(f, 0, 0).value()->fake);
+}
+
+TEST(MetaExecution, EmptiedMetaIsNotRestoredAndStorageOpsChangeTheSizeOnly) {
+  Context ctx;
+  Tensor t = arange_of(ctx, {2, 4});
+  ASSERT_TRUE(shrink(t).ok());
+  MetaConverter conv;
+  Tensor m = conv.convert(t).value();
+  EXPECT_FALSE(is_emptied(*m)) << "R2 is about data: a meta storage has none";
+  Tensor c = clone(ctx, m).value();  // the meta clone reads nothing: no restore
+  EXPECT_EQ(c->storage->nbytes(), 32);
+  EXPECT_EQ(clone_preserve_strides(ctx, m).error().kind, ErrorKind::kOutOfBounds)
+      << "its as_strided checks the 0-byte meta storage";
+  ASSERT_TRUE(resize_storage(ctx, m, 1 << 30).ok());
+  EXPECT_EQ(m->storage->nbytes(), 1 << 30);
+  EXPECT_EQ(m->storage->read_data(), nullptr);
+  EXPECT_EQ(t->storage->nbytes(), 0) << "the real storage is another storage";
 }
 
 TEST(MetaConverterFaults, PlantedLeakAndLostAliasingAreObservable) {
@@ -157,7 +246,7 @@ TEST(MetaConverterFaults, PlantedLeakAndLostAliasingAreObservable) {
     FaultScope f(Fault::kMemoStrongRef);
     MetaConverter conv;
     Tensor t = arange_of(ctx, {3});
-    conv.convert(t);
+    (void)conv.convert(t);
     t.reset();
     conv.sweep();
     EXPECT_EQ(conv.stats(), (MemoStats{1, 1, 0})) << "the leak keeps the entry (F3 broken)";
@@ -167,7 +256,7 @@ TEST(MetaConverterFaults, PlantedLeakAndLostAliasingAreObservable) {
     MetaConverter conv;
     Tensor t = arange_of(ctx, {3, 3});
     Tensor v = transpose(t, 0, 1).value();
-    EXPECT_NE(conv.convert(v)->storage, conv.convert(t)->storage) << "F2 broken";
+    EXPECT_NE(conv.convert(v).value()->storage, conv.convert(t).value()->storage) << "F2 broken";
   }
 }
 

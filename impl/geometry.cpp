@@ -1,6 +1,7 @@
 #include "impl/geometry.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <vector>
 
@@ -197,6 +198,51 @@ void contiguous_strides(int rank, const int64_t* sizes, int64_t* strides) {
     // overflowing shape fails the byte-size check first, S9); found by
     // views_fuzzer on sizes like [3,3,0,2^63-1].
     z = static_cast<int64_t>(static_cast<uint64_t>(z) * static_cast<uint64_t>(s));
+  }
+}
+
+/// PyTorch's infer_dense_strides (empty_like / clone with preserve_format
+/// for inputs that are not dense and non-overlapping).
+void layout_order(const Geometry& in, bool stride_bytes, int* perm) {
+  const int n = in.rank;
+  for (int k = 0; k < n; ++k) perm[k] = n - 1 - k;
+  auto stride = [&](int d) {  // wrapping, like LibTorch's int64 arithmetic
+    return stride_bytes ? static_cast<int64_t>(static_cast<uint64_t>(in.strides[d]) *
+                                               static_cast<uint64_t>(in.itemsize))
+                        : in.strides[d];
+  };
+  auto should_swap = [&](int d0, int d1) {
+    int64_t s0 = stride(d0), s1 = stride(d1);
+    if (s0 == 0 || s1 == 0) return 0;
+    if (s0 < s1) return -1;
+    if (s0 > s1) return 1;
+    if (in.sizes[d0] > in.sizes[d1]) return 1;
+    return 0;
+  };
+  for (int i = 1; i < n; ++i) {  // insertion sort, stable like PyTorch's
+    int d1 = i;
+    for (int d0 = i - 1; d0 >= 0; --d0) {
+      int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+}
+
+void infer_dense_strides(const Geometry& in, int64_t* strides) {
+  const int n = in.rank;
+  std::array<int, kGeometryMaxDims> perm{};
+  layout_order(in, /*stride_bytes=*/false, perm.data());
+  int64_t cur = 1;
+  for (int k = 0; k < n; ++k) {
+    strides[perm[k]] = cur;
+    // wraps like LibTorch's int64 arithmetic (a numel-0 tensor may overflow)
+    if (in.sizes[perm[k]] > 1)
+      cur = static_cast<int64_t>(static_cast<uint64_t>(cur) * static_cast<uint64_t>(in.sizes[perm[k]]));
   }
 }
 

@@ -69,6 +69,15 @@ bool elements_intersect(const Geometry& a, const Geometry& b);
 /// Row-major contiguous strides for `sizes` (PyTorch's default; size-0/1
 /// dims get the stride they would have with size 1).
 void contiguous_strides(int rank, const int64_t* sizes, int64_t* strides);
+/// The dims of `in` from innermost to outermost as PyTorch orders them
+/// (TensorIterator's reorder_dimensions, infer_dense_strides): by stride
+/// (in bytes when `stride_bytes`), then by size; a 0 stride compares as
+/// equal to anything. Writes in.rank dims to perm.
+void layout_order(const Geometry& in, bool stride_bytes, int* perm);
+/// PyTorch's infer_dense_strides: dense strides in `in`'s layout order (what
+/// empty_like, clone and to() with preserve_format give an input that is not
+/// non-overlapping and dense). Writes in.rank strides.
+void infer_dense_strides(const Geometry& in, int64_t* strides);
 
 /// Calls fn(element_offset) for each element in row-major logical order.
 template <typename Fn>

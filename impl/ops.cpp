@@ -142,6 +142,7 @@ Result<Tensor> strided_view(const Tensor& t, const Geometry& g) {
 }
 
 Status check_compute_input(const TensorImpl& t, const char* op) {
+  if (t.is_meta()) return {};  // a meta kernel reads no data: never undefined (F9)
   if (!storage_covers(t)) {
     int64_t need = -1;
     t.geom.required_bytes(&need);
@@ -153,6 +154,18 @@ Status check_compute_input(const TensorImpl& t, const char* op) {
   }
   return {};
 }
+
+// Note [Meta execution]
+// Meta and fake tensors (impl/fake.h) run through the same ops as real ones
+// (F6): an op whose input is on the meta device (DeviceScope sets ctx.meta)
+// makes every check eager makes (shapes, overlap, dtype casts, the scalar's
+// range in fill_, S9 overflow; F9), then touches no data. Its fresh tensors
+// get meta storages of the size eager would allocate, charged to no budget;
+// S8 never applies (nothing is read), and neither does the restore rule R3
+// (is_emptied is false on meta: a 0-byte meta storage holds nothing to
+// restore). Outputs of ops on fake tensors are fake. copy_ out of a meta
+// tensor into a real one raises, as LibTorch does; copy_ between fake and
+// non-fake tensors raises, as FakeTensorMode does.
 
 /// A fresh zero-filled tensor with the given geometry, in a storage sized
 /// for it: offset 0, or (keep_offset) the geometry's offset with the
@@ -168,13 +181,18 @@ Result<Tensor> new_tensor(Context& ctx, const Geometry& geom, DType d, const cha
                                                     ": Storage size calculation overflowed with sizes=" +
                                                     format_sizes(g) + " and strides=" +
                                                     format_strides(g));
-  auto s = Storage::allocate(&ctx.budget, bytes, op);
-  if (!s.ok()) return s.error();
   auto t = std::make_shared<TensorImpl>();
-  t->storage = std::move(s).value();
+  if (ctx.meta) {  // Note [Meta execution]
+    t->storage = Storage::make_meta(bytes);
+  } else {
+    auto s = Storage::allocate(&ctx.budget, bytes, op);
+    if (!s.ok()) return s.error();
+    t->storage = std::move(s).value();
+  }
   t->geom = g;
   t->dtype = d;
   t->version = std::make_shared<int64_t>(0);
+  t->fake = ctx.fake;
   return t;
 }
 
@@ -313,30 +331,8 @@ void copy_elements(const TensorImpl& src, const TensorImpl& out) {
 void iterator_output_strides(const Geometry& in, int64_t* strides) {
   int n = in.rank;
   std::array<int, kGeometryMaxDims> perm{};
-  for (int k = 0; k < n; ++k) perm[k] = n - 1 - k;
-  if (n > 1) {
-    auto should_swap = [&](int d0, int d1) {
-      // stride_bytes as TensorIterator computes them (wrapping, like LibTorch).
-      int64_t s0 = wrap_mul(in.strides[d0], in.itemsize), s1 = wrap_mul(in.strides[d1], in.itemsize);
-      if (s0 == 0 || s1 == 0) return 0;
-      if (s0 < s1) return -1;
-      if (s0 > s1) return 1;
-      if (in.sizes[d0] > in.sizes[d1]) return 1;
-      return 0;
-    };
-    for (int i = 1; i < n; ++i) {
-      int d1 = i;
-      for (int d0 = i - 1; d0 >= 0; --d0) {
-        int c = should_swap(perm[d0], perm[d1]);
-        if (c > 0) {
-          std::swap(perm[d0], perm[d1]);
-          d1 = d0;
-        } else if (c < 0) {
-          break;
-        }
-      }
-    }
-  }
+  // stride_bytes as TensorIterator computes them (wrapping, like LibTorch).
+  layout_order(in, /*stride_bytes=*/true, perm.data());
   bool identity = true;
   for (int k = 0; k < n; ++k) identity &= perm[k] == n - 1 - k;
   if (identity) {
@@ -350,41 +346,11 @@ void iterator_output_strides(const Geometry& in, int64_t* strides) {
   }
 }
 
-/// PyTorch's infer_dense_strides (empty_like / clone with preserve_format
-/// for inputs that are not dense and non-overlapping).
-void infer_dense_strides(const Geometry& in, int64_t* strides) {
-  int n = in.rank;
-  std::array<int, kGeometryMaxDims> perm{};
-  for (int k = 0; k < n; ++k) perm[k] = n - 1 - k;
-  auto should_swap = [&](int d0, int d1) {
-    int64_t s0 = in.strides[d0], s1 = in.strides[d1];
-    if (s0 == 0 || s1 == 0) return 0;
-    if (s0 < s1) return -1;
-    if (s0 > s1) return 1;
-    if (in.sizes[d0] > in.sizes[d1]) return 1;
-    return 0;
-  };
-  for (int i = 1; i < n; ++i) {
-    int d1 = i;
-    for (int d0 = i - 1; d0 >= 0; --d0) {
-      int c = should_swap(perm[d0], perm[d1]);
-      if (c > 0) {
-        std::swap(perm[d0], perm[d1]);
-        d1 = d0;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
-  int64_t cur = 1;
-  for (int k = 0; k < n; ++k) {
-    strides[perm[k]] = cur;
-    if (in.sizes[perm[k]] > 1) cur = wrap_mul(cur, in.sizes[perm[k]]);
-  }
-}
 
 /// Gives back the budget of a tensor allocated by a step that then failed.
-void refund(Context& ctx, const Tensor& t) { ctx.budget.used -= t->storage->nbytes(); }
+void refund(Context& ctx, const Tensor& t) {
+  if (!t->is_meta()) ctx.budget.used -= t->storage->nbytes();
+}
 
 Result<Tensor> clone_with_strides(Context& ctx, const Tensor& t, const int64_t* strides,
                                   const char* op) {
@@ -398,7 +364,7 @@ Result<Tensor> clone_with_strides(Context& ctx, const Tensor& t, const int64_t* 
     refund(ctx, out.value());
     return st.error();
   }
-  copy_elements(*t, *out.value());
+  if (!t->is_meta()) copy_elements(*t, *out.value());
   return out;
 }
 
@@ -436,6 +402,10 @@ Status scalar_inplace(const Tensor& t, const Scalar& s, BinOp op, const char* na
     return err(ErrorKind::kDtypeCast, "result type " + std::string(dtype_scalar_type_name(common)) +
                                           " can't be cast to the desired output type " +
                                           std::string(dtype_scalar_type_name(t->dtype)));
+  if (t->is_meta()) {  // Note [Meta execution]: the checks, then no data
+    ++*t->version;
+    return {};
+  }
   uint8_t sv[8];
   store_scalar(sv, t->dtype, s);
   t->storage->mutable_data();  // C3: the write materializes, once, for every view
@@ -449,6 +419,7 @@ Status scalar_inplace(const Tensor& t, const Scalar& s, BinOp op, const char* na
 
 Result<Tensor> scalar_outplace(Context& ctx, const Tensor& t, const Scalar& s, BinOp op,
                                const char* name) {
+  DeviceScope device(ctx, *t);  // Note [Meta execution]
   DType r = result_type(t->dtype, s);
   // TensorIterator first converts an input of another dtype with .to(), whose
   // preserve-format strides then decide the output's layout.
@@ -465,6 +436,7 @@ Result<Tensor> scalar_outplace(Context& ctx, const Tensor& t, const Scalar& s, B
     refund(ctx, out.value());
     return st.error();
   }
+  if (t->is_meta()) return out;  // Note [Meta execution]
   const TensorImpl& o = *out.value();
   uint8_t sv[8];
   store_scalar(sv, r, s);
@@ -640,6 +612,7 @@ Result<Tensor> view(const Tensor& t, IntSpan sizes) {
 }
 
 Result<Tensor> reshape(Context& ctx, const Tensor& t, IntSpan sizes) {
+  DeviceScope device(ctx, *t);  // Note [Meta execution]
   std::array<int64_t, kGeometryMaxDims> shape{}, st{};
   Status s = infer_size(sizes, t->numel(), shape.data());
   if (!s.ok()) return s.error();
@@ -839,6 +812,7 @@ Result<Tensor> squeeze(const Tensor& t, int64_t dim) {
 }
 
 Result<Tensor> flatten(Context& ctx, const Tensor& t, int64_t start, int64_t end) {
+  DeviceScope device(ctx, *t);  // Note [Meta execution]
   Error e;
   if (!wrap_dim(start, t->rank(), &start, &e) || !wrap_dim(end, t->rank(), &end, &e)) return e;
   if (start > end)
@@ -1047,6 +1021,10 @@ Status fill_(const Tensor& t, const Scalar& s) {
   if (!scalar_fits(t->dtype, s))
     return err(ErrorKind::kScalarOverflow, "value cannot be converted to type " +
                                                dtype_c_name(t->dtype) + " without overflow");
+  if (t->is_meta()) {  // F9: the range check above, then no data
+    ++*t->version;
+    return {};
+  }
   uint8_t sv[8];
   store_scalar(sv, t->dtype, s);
   int64_t is = t->geom.itemsize;
@@ -1059,6 +1037,13 @@ Status fill_(const Tensor& t, const Scalar& s) {
 Status zero_(const Tensor& t) { return fill_(t, Scalar::integer(0)); }
 
 Status copy_(const Tensor& dst, const Tensor& src) {
+  if (dst->fake != src->fake)  // FakeTensorMode refuses to mix fake and real tensors
+    return err(ErrorKind::kDeviceMismatch,
+               std::string("copy_: FakeTensorMode: a ") + (dst->fake ? "fake" : "non-fake") +
+                   " destination with a " + (src->fake ? "fake" : "non-fake") +
+                   " source; convert all tensors to fake tensors first");
+  if (src->is_meta() && !dst->is_meta())
+    return err(ErrorKind::kDeviceMismatch, "Cannot copy out of meta tensor; no data!");
   Status st = check_compute_input(*dst, "copy_");
   if (!st.ok()) return st;
   st = check_compute_input(*src, "copy_");
@@ -1119,6 +1104,10 @@ Status copy_(const Tensor& dst, const Tensor& src) {
     return err(ErrorKind::kShapeMismatch, "output with shape " + format_sizes(a) +
                                               " doesn't match the broadcast shape " +
                                               format_ints(IntSpan(shape.data(), n)));
+  if (dst->is_meta()) {  // F9: every check above, then no data
+    ++*dst->version;
+    return {};
+  }
   Geometry bb = a;  // src broadcast to dst's shape
   bb.offset = b.offset;
   bb.itemsize = b.itemsize;
@@ -1216,8 +1205,10 @@ Status resize_(Context& ctx, const Tensor& t, IntSpan sizes) {
     if (bytes > t->storage->nbytes()) {
       if (!t->storage->resizable())
         return err(ErrorKind::kNonResizable, "Trying to resize storage that is not resizable");
-      Status c = ctx.budget.charge(bytes, "resize_");
-      if (!c.ok()) return c;
+      if (!t->is_meta()) {  // a meta storage allocates nothing
+        Status c = ctx.budget.charge(bytes, "resize_");
+        if (!c.ok()) return c;
+      }
       t->storage->resize(bytes);
     }
   }
@@ -1235,6 +1226,7 @@ Result<Tensor> mul(Context& ctx, const Tensor& t, const Scalar& s) {
 }
 
 Result<Tensor> clone(Context& ctx, const Tensor& t) {
+  DeviceScope device(ctx, *t);  // Note [Meta execution]
   if (is_emptied(*t) && restores("clone")) {  // R3, Note [Restore rule]
     Geometry g = t->geom;
     g.offset = 0;
@@ -1250,6 +1242,7 @@ Result<Tensor> clone(Context& ctx, const Tensor& t) {
 }
 
 Result<Tensor> contiguous(Context& ctx, const Tensor& t) {
+  DeviceScope device(ctx, *t);  // Note [Meta execution]
   if (t->geom.is_contiguous()) return t;
   if (is_emptied(*t) && restores("contiguous")) {  // R3, Note [Restore rule]
     Geometry g = t->geom;
@@ -1260,9 +1253,32 @@ Result<Tensor> contiguous(Context& ctx, const Tensor& t) {
   return clone_contiguous(ctx, t, "contiguous");
 }
 
+namespace {
+/// clone_preserve_strides ends in as_strided(sizes, strides, offset), which
+/// refuses negative strides. A contiguous tensor with a zero size can carry
+/// them (its strides wrapped around int64 while numel is 0), so the check
+/// comes after the allocation, where as_strided runs.
+Status preserve_strides_check(Context& ctx, const Tensor& out) {
+  for (int d = 0; d < out->rank(); ++d) {
+    if (out->stride(d) < 0) {
+      refund(ctx, out);
+      return err(ErrorKind::kInvalidArgument,
+                 "clone_preserve_strides: as_strided: Negative strides are not supported at the "
+                 "moment, got strides: " + format_strides(out->geom));
+    }
+  }
+  return {};
+}
+}  // namespace
+
 Result<Tensor> clone_preserve_strides(Context& ctx, const Tensor& t) {
-  if (is_emptied(*t) && restores("clone_preserve_strides"))  // R3
-    return restored_zeros(ctx, t->geom, t->dtype, "clone_preserve_strides");
+  DeviceScope device(ctx, *t);  // Note [Meta execution]
+  if (is_emptied(*t) && restores("clone_preserve_strides")) {  // R3
+    auto out = restored_zeros(ctx, t->geom, t->dtype, "clone_preserve_strides");
+    if (!out.ok()) return out;
+    if (Status st = preserve_strides_check(ctx, out.value()); !st.ok()) return st.error();
+    return out;
+  }
   auto out = restored_zeros(ctx, t->geom, t->dtype, "clone_preserve_strides");
   if (!out.ok()) return out;
   Status st = check_compute_input(*t, "clone_preserve_strides");
@@ -1270,16 +1286,29 @@ Result<Tensor> clone_preserve_strides(Context& ctx, const Tensor& t) {
     refund(ctx, out.value());
     return st.error();
   }
+  if (t->is_meta() && !storage_covers(*t)) {
+    // as_strided(x, (needed,), (1,), 0) checks the input's storage on meta too.
+    refund(ctx, out.value());
+    int64_t need = -1;
+    t->geom.required_bytes(&need);
+    return err(ErrorKind::kOutOfBounds,
+               "clone_preserve_strides: setStorage: sizes [" + to_string(need / t->geom.itemsize) +
+                   "], strides [1], storage offset 0, and itemsize " + to_string(t->geom.itemsize) +
+                   " requiring a storage size of " + to_string(need) +
+                   " are out of bounds for storage of size " + to_string(t->storage->nbytes()));
+  }
+  if (Status ps = preserve_strides_check(ctx, out.value()); !ps.ok()) return ps.error();
   // The whole prefix [0, offset + extent) is copied, as inductor's
   // as_strided(x, (needed,), (1,), 0).clone() does.
   int64_t bytes = out.value()->storage->nbytes();
-  if (bytes > 0)
+  if (bytes > 0 && !t->is_meta())
     std::memcpy(out.value()->storage->mutable_data(), t->storage->read_data(),
                 static_cast<size_t>(bytes));
   return out;
 }
 
 Result<Tensor> to(Context& ctx, const Tensor& t, DType d) {
+  DeviceScope device(ctx, *t);  // Note [Meta execution]
   if (t->dtype == d) return t;
   std::array<int64_t, kGeometryMaxDims> st{};
   if (t->geom.is_non_overlapping_and_dense()) {
@@ -1301,11 +1330,12 @@ Result<Tensor> to(Context& ctx, const Tensor& t, DType d) {
     refund(ctx, out.value());
     return s.error();
   }
-  copy_elements(*t, *out.value());
+  if (!t->is_meta()) copy_elements(*t, *out.value());
   return out;
 }
 
 Result<Tensor> sum(Context& ctx, const Tensor& t) {
+  DeviceScope device(ctx, *t);  // Note [Meta execution]
   // Note [sum in f64]: floating sums accumulate in f64 and return f64
   // (torch.sum(x, dtype=torch.float64)): sums of f32 values are then exact
   // whatever the order, so backends agree; an f32 sum would depend on
@@ -1320,6 +1350,7 @@ Result<Tensor> sum(Context& ctx, const Tensor& t) {
     refund(ctx, out.value());
     return st.error();
   }
+  if (t->is_meta()) return out;  // Note [Meta execution]
   double fsum = 0;
   uint64_t isum = 0;
   for_each_offset(t->geom, [&](int64_t o) {
@@ -1335,6 +1366,7 @@ Result<Tensor> sum(Context& ctx, const Tensor& t) {
 
 namespace {
 Result<Tensor> lazy_clone_impl(Context& ctx, const Tensor& t, bool eager) {
+  DeviceScope device(ctx, *t);  // Note [Meta execution]
   if (is_emptied(*t) && restores("lazy_clone")) {  // R3, Note [Restore rule]
     Geometry g = t->geom;
     g.offset = 0;
@@ -1344,6 +1376,13 @@ Result<Tensor> lazy_clone_impl(Context& ctx, const Tensor& t, bool eager) {
     return err(ErrorKind::kInvalidArgument,
                "lazy_clone: the storage's data has a foreign owner (from_blob) and cannot be "
                "lazily cloned");
+  if (t->is_meta()) {  // no data to share: a fresh meta storage of the same size
+    auto out = std::make_shared<TensorImpl>(*t);
+    out->version = std::make_shared<int64_t>(0);
+    out->storage = Storage::make_meta(t->storage->nbytes());
+    out->storage->set_resizable(t->storage->resizable());
+    return Tensor(out);
+  }
   Status c = ctx.budget.charge(t->storage->nbytes(), "lazy_clone");
   if (!c.ok()) return c.error();
   auto out = std::make_shared<TensorImpl>(*t);  // C1: same geometry, offset included
@@ -1381,7 +1420,9 @@ Status mutable_data_ptr(const Tensor& t) {
 
 // --- Shrink and restore ---------------------------------------------------------------
 
-bool is_emptied(const TensorImpl& t) { return t.numel() > 0 && t.storage->nbytes() == 0; }
+bool is_emptied(const TensorImpl& t) {
+  return t.numel() > 0 && t.storage->nbytes() == 0 && !t.is_meta();
+}
 
 Status shrink(const Tensor& t) {
   if (!t->storage->resizable())
@@ -1445,7 +1486,7 @@ Status resize_storage(Context& ctx, const Tensor& t, int64_t nbytes) {
     return err(ErrorKind::kInvalidArgument, "resize_storage: negative size " + to_string(nbytes));
   if (!t->storage->resizable())
     return err(ErrorKind::kNonResizable, "Trying to resize storage that is not resizable");
-  if (nbytes > t->storage->nbytes()) {
+  if (nbytes > t->storage->nbytes() && !t->is_meta()) {
     Status c = ctx.budget.charge(nbytes, "resize_storage");
     if (!c.ok()) return c;
   }

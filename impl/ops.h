@@ -2,6 +2,9 @@
 // metadata mutation and out-of-place compute, with PyTorch 1.13's semantics
 // (program/README.md lists them; SEMANTICS.md group S states the rules).
 //
+// Every op also runs on meta and fake tensors (SEMANTICS F6, F9): see
+// Note [Meta execution] in ops.cpp.
+//
 // Every op returns a Result: a new Tensor, or an Error whose kind the
 // LibTorch backend must report too, checked in the order LibTorch checks.
 // Harness policies that LibTorch does not have (S8 undefined behaviour,
@@ -123,7 +126,9 @@ Status mutable_data_ptr(const Tensor& t);
 // input stays emptied. A non-emptied input behaves exactly as without the
 // check; an undersized one (R7) is S8 undefined, never restored.
 
-/// R2: numel > 0 and the storage holds 0 bytes. Structural: no marker.
+/// R2: numel > 0 and the storage holds 0 bytes, which is not on the meta
+/// device (a meta kernel reads no data, so nothing needs restoring).
+/// Structural: no marker.
 bool is_emptied(const TensorImpl& t);
 /// R1: t's storage becomes 0 bytes with a null data pointer; same storage
 /// object, so every alias sees it. kNonResizable leaves it as it was.

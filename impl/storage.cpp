@@ -51,6 +51,13 @@ Result<std::shared_ptr<Storage>> Storage::allocate(AllocBudget* budget, int64_t 
   return std::make_shared<Storage>(g_next_storage_id++, nbytes);
 }
 
+std::shared_ptr<Storage> Storage::make_meta(int64_t nbytes) {
+  auto s = std::make_shared<Storage>(g_next_storage_id++, 0);
+  s->meta_ = true;
+  s->nbytes_ = nbytes;
+  return s;
+}
+
 // Note [COW materialization]
 // Case 1) not COW: the storage owns its block; nothing to do.
 // Case 2) COW with other sharers alive: copy all nbytes into a fresh block
@@ -71,6 +78,10 @@ uint8_t* Storage::mutable_data() {
 
 void Storage::resize(int64_t nbytes) {
   SC_ASSERT(nbytes >= 0, "negative storage size " + std::to_string(nbytes));
+  if (meta_) {  // what LibTorch's resize_bytes_meta does: the size only
+    nbytes_ = nbytes;
+    return;
+  }
   // Like LibTorch's resize_bytes_cpu: always a fresh allocation (a new
   // address, even for the same size), min(old, new) bytes copied.
   int64_t keep = std::min(nbytes, nbytes_);

@@ -1,7 +1,8 @@
 // Storage: an identity, a byte size, a data pointer, a resizable flag and a
 // copy-on-write state (S1, group C).
 //
-// Invariant: `read_data() == nullptr` iff `nbytes() == 0`. A storage points
+// Invariant: `read_data() == nullptr` iff `nbytes() == 0` or the storage is
+// on the meta device (a byte size and no data: meta and fake tensors, F2). A storage points
 // at a DataBlock; only COW storages share one (C2: the sharers of a block are
 // exactly the COW storages pointing at it, so the block's use count is the
 // reference count). Reads never materialize (C3); `mutable_data()`
@@ -45,7 +46,13 @@ class Storage {
   static Result<std::shared_ptr<Storage>> allocate(AllocBudget* budget, int64_t nbytes,
                                                    std::string_view op);
 
+  /// A storage on the meta device: `nbytes` and no data; allocates and
+  /// charges nothing (F2, F8).
+  static std::shared_ptr<Storage> make_meta(int64_t nbytes);
+
   int64_t id() const { return id_; }
+  /// On the meta device: no data, reads and writes touch nothing.
+  bool is_meta() const { return meta_; }
   int64_t nbytes() const { return nbytes_; }
   /// The bytes, for reading: never materializes (C3).
   const uint8_t* read_data() const { return block_ ? block_->bytes.get() : nullptr; }
@@ -54,7 +61,7 @@ class Storage {
   bool resizable() const { return resizable_; }
   void set_resizable(bool r) { resizable_ = r; }
   /// Changes the byte size in place, keeping min(old, new) bytes and zeroing
-  /// the rest (R6). A COW storage copies into a fresh block and leaves the
+  /// the rest (R6); a meta storage only changes its size. A COW storage copies into a fresh block and leaves the
   /// COW group without materializing the old block (C8). The caller has
   /// checked `resizable()` and the budget.
   void resize(int64_t nbytes);
@@ -76,6 +83,7 @@ class Storage {
   bool resizable_ = true;
   bool cow_ = false;
   bool foreign_ = false;
+  bool meta_ = false;
 };
 
 /// Materializations that copied bytes on this thread so far (C4: only when

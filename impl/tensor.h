@@ -28,6 +28,12 @@ struct TensorImpl {
   Geometry geom;  ///< geom.itemsize == itemsize(dtype)
   DType dtype = DType::kF32;
   std::shared_ptr<int64_t> version;
+  /// A fake tensor (FakeTensorMode): a meta storage, reported on the real
+  /// device it stands for (F1). Ops on fake tensors give fake tensors.
+  bool fake = false;
+
+  /// On the meta device (meta and fake tensors): no data.
+  bool is_meta() const { return storage->is_meta(); }
 
   int rank() const { return geom.rank; }
   int64_t size(int d) const { return geom.sizes[d]; }
@@ -57,6 +63,29 @@ std::string format_strides(const Geometry& g);
 /// Per-run state of the reference: the allocation budget.
 struct Context {
   AllocBudget budget;
+  /// The op being run takes a meta (or fake) input: fresh tensors get meta
+  /// storages and allocate nothing (Note [Meta execution] in impl/ops.cpp).
+  bool meta = false;
+  bool fake = false;
+};
+
+/// Sets ctx.meta/ctx.fake from an op's input for the op's duration.
+class DeviceScope {
+ public:
+  DeviceScope(Context& ctx, const TensorImpl& input) : ctx_(ctx), meta_(ctx.meta), fake_(ctx.fake) {
+    ctx.meta = input.is_meta();
+    ctx.fake = input.fake;
+  }
+  ~DeviceScope() {
+    ctx_.meta = meta_;
+    ctx_.fake = fake_;
+  }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  Context& ctx_;
+  bool meta_, fake_;
 };
 
 }  // namespace storcheck

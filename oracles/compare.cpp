@@ -67,6 +67,16 @@ bool compare_observations(const Observation& a, const Capabilities& ca, const Ob
                     (a.error_message.empty() ? "" : " (" + a.error_message + ")"),
                 std::string(error_kind_name(b.error)) +
                     (b.error_message.empty() ? "" : " (" + b.error_message + ")"));
+  auto memo_str = [](const MemoStats& s) {
+    return std::to_string(s.tensors) + " tensors, " + std::to_string(s.storages) + " storages (" +
+           std::to_string(s.pending) + " pending)";
+  };
+  if (a.memo_known && b.memo_known) {
+    if (!(a.fake_memo == b.fake_memo))
+      return fail("fake_memo", kNoVar, memo_str(a.fake_memo), memo_str(b.fake_memo));
+    if (!(a.meta_memo == b.meta_memo))
+      return fail("meta_memo", kNoVar, memo_str(a.meta_memo), memo_str(b.meta_memo));
+  }
   size_t n = std::max(a.vars.size(), b.vars.size());
   static const VarObs kDead;
   for (size_t k = 0; k < n; ++k) {
@@ -87,7 +97,13 @@ bool compare_observations(const Observation& a, const Capabilities& ca, const Ob
     if (x.dtype != y.dtype)
       return fail("dtype", v, std::string(dtype_name(x.dtype)), std::string(dtype_name(y.dtype)));
     if (x.layout != y.layout) return fail("layout", v, "?", "?");
-    if (x.device != y.device) return fail("device", v, "?", "?");
+    if (x.device != y.device || x.fake != y.fake) {
+      auto dev = [](const VarObs& o) {
+        std::string d = o.device == Device::kMeta ? "meta" : o.device == Device::kCuda ? "cuda" : "cpu";
+        return o.fake ? "fake " + d : d;
+      };
+      return fail("device", v, dev(x), dev(y));
+    }
     if (x.storage_nbytes != y.storage_nbytes)
       return fail("storage_nbytes", v, std::to_string(x.storage_nbytes),
                   std::to_string(y.storage_nbytes));

@@ -21,7 +21,7 @@ struct KnownDivergence {
   /// LibTorch versions it applies to: "*" for all, else a comma-separated
   /// list of "MAJOR.MINOR" prefixes ("1.13,2.0").
   std::string_view torch_versions;
-  std::string_view op;     ///< the op at the diverging step ("*": any)
+  std::string_view op;     ///< the op at the diverging step: a name, a comma-separated list, or "*"
   std::string_view field;  ///< the differing field(s), comma-separated ("rank,sizes")
   std::string_view reason;
   /// A substring one side of the mismatch must contain ("" : any).

@@ -19,6 +19,7 @@
 
 #include "impl/dtype.h"
 #include "impl/error.h"
+#include "impl/fake.h"
 #include "impl/geometry.h"
 
 namespace storcheck {
@@ -40,7 +41,10 @@ struct VarObs {
   int64_t offset = 0;
   DType dtype = DType::kF32;
   Layout layout = Layout::kStrided;
+  /// kMeta for meta tensors; a fake tensor reports the device it stands for
+  /// (F1) and has `fake` set; both have a meta storage (no data).
   Device device = Device::kCpu;
+  bool fake = false;
   int64_t storage_nbytes = 0;
   bool data_null = false;  ///< S1: the storage's data pointer is null
   /// Smallest live VarId whose tensor shares this variable's storage (S3).
@@ -83,9 +87,13 @@ inline Geometry observed_geometry(const VarObs& v) {
   return g;
 }
 
-/// SEMANTICS R2: live, numel > 0, and a storage of 0 bytes.
+/// On a meta storage (meta and fake tensors): no data, no values.
+inline bool observed_meta(const VarObs& v) { return v.device == Device::kMeta || v.fake; }
+
+/// SEMANTICS R2: live, numel > 0, and a storage of 0 bytes that holds data
+/// (not on the meta device).
 inline bool observed_emptied(const VarObs& v) {
-  return v.live && observed_numel(v) > 0 && v.storage_nbytes == 0;
+  return v.live && observed_numel(v) > 0 && v.storage_nbytes == 0 && !observed_meta(v);
 }
 
 /// The outcome of one step and the state of every variable after it.
@@ -94,6 +102,10 @@ struct Observation {
   std::string error_message;
   bool skipped = false;  ///< the step used an unbound variable: not run
   int64_t cow_copies = 0;  ///< materializations that copied, since begin (reference only)
+  /// The program's converters' memos (F3) after the step: the FakeTensorConverter
+  /// (`fake`) and the MetaConverter (`meta`), where the backend has them.
+  bool memo_known = false;
+  MemoStats fake_memo, meta_memo;
   std::vector<VarObs> vars;  ///< indexed by VarId
 };
 

@@ -6,6 +6,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "impl/fake.h"
 #include "impl/fault.h"
 #include "impl/ops.h"
 #include "oracles/backend.h"
@@ -38,6 +39,8 @@ class ReferenceBackend final : public Backend {
     ctx_.budget.max_tensor_bytes = limits.max_tensor_bytes;
     ctx_.budget.max_total_bytes = limits.max_program_bytes;
     restored_.clear();
+    fake_conv_ = MetaConverter(/*fake=*/true);
+    meta_conv_ = MetaConverter(/*fake=*/false);
     last_data_.assign(vars_.size(), nullptr);
     copies_at_begin_ = cow_copies();
   }
@@ -49,7 +52,18 @@ class ReferenceBackend final : public Backend {
     if (fault_active(Fault::kThrowInClone) && s.op == OpId::kClone)
       throw std::logic_error("planted internal error (fault throw_in_clone)");
     Result<Tensor> r = dispatch(s);
-    if (!r.ok()) return r.error();
+    if (!r.ok()) {
+      Error e = r.error();
+      // Errors of steps on meta or fake inputs say so: LibTorch's meta
+      // kernels skip some of eager's checks (known divergences match this).
+      for (int k = 0; k < s.nargs; ++k)
+        if (s.args[k].kind == ArgKind::kVar && vars_[s.args[k].var] &&
+            vars_[s.args[k].var]->is_meta()) {
+          e.message += " [meta]";
+          break;
+        }
+      return e;
+    }
     if (s.out != kNoVar) vars_[s.out] = std::move(r).value();
     return {};
   }
@@ -63,6 +77,9 @@ class ReferenceBackend final : public Backend {
   void observe(Observation* obs, const ObserveScope& scope = {}) override {
     obs->vars.resize(vars_.size());
     obs->cow_copies = cow_copies() - copies_at_begin_;
+    obs->memo_known = true;
+    obs->fake_memo = fake_conv_.stats();
+    obs->meta_memo = meta_conv_.stats();
     alias_.reset(vars_.size());
     identity_.reset(vars_.size());
     data_.reset(vars_.size());
@@ -84,7 +101,9 @@ class ReferenceBackend final : public Backend {
       v.offset = g.offset;
       v.dtype = t->dtype;
       v.layout = Layout::kStrided;
-      v.device = Device::kCpu;
+      const bool meta = t->is_meta();
+      v.device = meta && !t->fake ? Device::kMeta : Device::kCpu;  // F1: a fake reports cpu
+      v.fake = t->fake;
       v.storage_nbytes = t->storage->nbytes();
       v.data_null = t->storage->read_data() == nullptr;
       // The smallest live VarId with the same storage, tensor, data address.
@@ -102,7 +121,7 @@ class ReferenceBackend final : public Backend {
       v.version = *t->version;
       if (refresh) {
         v.values.clear();
-        v.values_known = storage_covers(*t);
+        v.values_known = !meta && storage_covers(*t);
         if (v.values_known) read_elements(*t, &v.values);
       }
     }
@@ -177,6 +196,15 @@ class ReferenceBackend final : public Backend {
       case OpId::kReshrink: return none(reshrink(&restored_));
       case OpId::kResizeStorage: return none(resize_storage(ctx_, var(0), a[1].i));
       case OpId::kSetNonresizable: return none(set_nonresizable(var(0)));
+      case OpId::kMeta: return meta_conv_.convert(var(0));
+      case OpId::kFake: return fake_conv_.convert(var(0));
+      case OpId::kToMeta: return to_meta(var(0));
+      case OpId::kFakeFromMeta: return MetaConverter::from_meta(var(0));
+      case OpId::kSweep:
+        fake_conv_.sweep();
+        meta_conv_.sweep();
+        return Tensor{};
+      case OpId::kMemoStats: return Tensor{};  // observe() reports the memos after every step
       case OpId::kDrop:
         vars_[a[0].var] = nullptr;
         return Tensor{};
@@ -189,6 +217,7 @@ class ReferenceBackend final : public Backend {
   const Program* program_ = nullptr;
   std::vector<Tensor> vars_;
   std::vector<std::weak_ptr<Storage>> restored_;  ///< for reshrink
+  MetaConverter fake_conv_{true}, meta_conv_{false};  ///< `fake` and `meta` steps (F2, F3)
   std::vector<const uint8_t*> last_data_;  ///< data pointers at the last observe
   int64_t copies_at_begin_ = 0;
   bool eager_clone_;

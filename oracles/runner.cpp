@@ -29,6 +29,7 @@ static ObserveScope scope_of(const Step& step) {
     case OpCategory::kFactory:
     case OpCategory::kView:
     case OpCategory::kCompute:
+    case OpCategory::kConvert:
     case OpCategory::kLifetime:
       scope.all_values = false;
       scope.fresh = step.out;
@@ -72,6 +73,13 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
         line.errors.push_back(obs_[b].error);
         line.messages.push_back(obs_[b].error_message);
       }
+    }
+    if (keep_trace && step.op == OpId::kMemoStats && nb > 0 && obs_[0].memo_known) {
+      auto memo = [](const MemoStats& m) {
+        return std::to_string(m.tensors) + " tensors, " + std::to_string(m.storages) +
+               " storages (" + std::to_string(m.pending) + " pending)";
+      };
+      line.note = "memo of fake: " + memo(obs_[0].fake_memo) + "; of meta: " + memo(obs_[0].meta_memo);
     }
     if (keep_trace) rep.trace.push_back(line);
     for (size_t b = 1; b < nb; ++b) {

@@ -40,6 +40,8 @@ struct TraceLine {
   bool skipped = false;
   std::vector<ErrorKind> errors;        ///< per backend
   std::vector<std::string> messages;    ///< per backend
+  /// What a `memo_stats` step observed (the first backend's memos, F3).
+  std::string note;
 };
 
 struct RunReport {

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -157,6 +158,68 @@ bool any_negative(at::IntArrayRef l) {
 Error error(ErrorKind kind, std::string msg) { return make_error(kind, std::move(msg)); }
 Error ok() { return Error{}; }
 
+// Note [Meta conversion over LibTorch]
+// LibTorch C++ has no MetaConverter or FakeTensor (they are PyTorch Python:
+// issue 10 drives those). This backend's `meta` and `fake` build what
+// PyTorch's MetaConverter builds, from LibTorch's own pieces: a TensorImpl on
+// the Meta dispatch key over a meta storage (LibTorch's meta allocator) of
+// the real storage's nbytes, with the real sizes, strides and offset set
+// directly (set_ or as_strided would check bounds, and an emptied or
+// undersized real tensor still converts, F2). The memo is weak
+// (weak_intrusive_ptr): the same live TensorImpl gives the same meta tensor
+// and the same live StorageImpl the same meta storage; an expired entry is
+// replaced when its address is reused and erased by `sweep`. A fake tensor
+// is such a meta tensor that the backend marks fake (fake_ per variable):
+// it reports the real device (F1), and ops on it give fake tensors, as in
+// FakeTensorMode. Everything that then runs on these tensors is LibTorch's
+// own meta kernels (F6, F9), which is the comparison that matters.
+class TorchConverter {
+ public:
+  at::Tensor convert(const at::Tensor& t) {
+    c10::TensorImpl* key = t.unsafeGetTensorImpl();
+    auto found = tensors_.find(key);
+    if (found != tensors_.end() && !found->second.real.expired()) return found->second.meta;
+    c10::StorageImpl* skey = t.storage().unsafeGetStorageImpl();
+    auto s = storages_.find(skey);
+    if (s == storages_.end() || s->second.real.expired()) {
+      at::Tensor bytes = at::empty({static_cast<int64_t>(t.storage().nbytes())},
+                                   at::TensorOptions().dtype(at::kByte).device(at::kMeta));
+      if (s != storages_.end()) storages_.erase(s);  // a dead storage's reused address
+      s = storages_.emplace(skey, StorageEntry{t.storage().getWeakStorageImpl(), bytes.storage()}).first;
+    }
+    auto impl = c10::make_intrusive<c10::TensorImpl>(
+        c10::Storage(s->second.meta), c10::DispatchKeySet(c10::DispatchKey::Meta), t.dtype());
+    impl->set_sizes_and_strides(t.sizes(), t.strides());
+    impl->set_storage_offset(t.storage_offset());
+    at::Tensor m(std::move(impl));
+    if (found != tensors_.end()) tensors_.erase(found);
+    tensors_.emplace(key, TensorEntry{c10::weak_intrusive_ptr<c10::TensorImpl>(t.getIntrusivePtr()), m});
+    return m;
+  }
+  void sweep() {
+    for (auto it = tensors_.begin(); it != tensors_.end();)
+      it = it->second.real.expired() ? tensors_.erase(it) : std::next(it);
+    for (auto it = storages_.begin(); it != storages_.end();)
+      it = it->second.real.expired() ? storages_.erase(it) : std::next(it);
+  }
+  void clear() {
+    tensors_.clear();
+    storages_.clear();
+  }
+
+ private:
+  struct TensorEntry {
+    c10::weak_intrusive_ptr<c10::TensorImpl> real;
+    at::Tensor meta;
+  };
+  struct StorageEntry {
+    c10::weak_intrusive_ptr<c10::StorageImpl> real;
+    c10::Storage meta;
+  };
+  std::unordered_map<const c10::TensorImpl*, TensorEntry> tensors_;
+  std::unordered_map<const c10::StorageImpl*, StorageEntry> storages_;
+};
+
 class TorchCpuBackend final : public Backend {
  public:
   std::string_view name() const override { return "torch_cpu"; }
@@ -182,19 +245,36 @@ class TorchCpuBackend final : public Backend {
     foreign_.clear();
     blobs_.clear();
     last_data_.assign(static_cast<size_t>(program.num_vars()), nullptr);
+    fake_conv_.clear();
+    meta_conv_.clear();
     vars_.assign(static_cast<size_t>(program.num_vars()), at::Tensor());
+    fake_.assign(vars_.size(), 0);
   }
 
   Error run_step(const Step& step) override {
     at::NoGradGuard no_grad;
     restored_step_ = false;
+    // Note [Meta execution] (impl/ops.cpp): a step on meta or fake inputs
+    // allocates nothing and reads nothing (no limits, no S8, no restore).
+    meta_step_ = false;
+    bool fake_in = false;
+    for (int k = 0; k < step.nargs; ++k) {
+      if (step.args[k].kind != ArgKind::kVar) continue;
+      meta_step_ = meta_step_ || vars_[step.args[k].var].is_meta();
+      fake_in = fake_in || fake_[step.args[k].var];
+    }
     Error e;
     try {
       e = run(step);
     } catch (const std::exception& ex) {
       e = classify_torch_exception(ex);
     }
-    if (eager_unsafe_ && (e.kind == ErrorKind::kUndefinedBehavior || restored_step_))
+    if (step.out != kNoVar && vars_[step.out].defined()) {
+      fake_[step.out] = step.op == OpId::kFake || step.op == OpId::kFakeFromMeta ||
+                        (fake_in && step.op != OpId::kMeta && step.op != OpId::kToMeta);
+    }
+    if (eager_unsafe_ && !meta_step_ &&
+        (e.kind == ErrorKind::kUndefinedBehavior || restored_step_))
       probe_unsafe(step, restored_step_);
     return e;
   }
@@ -214,6 +294,7 @@ class TorchCpuBackend final : public Backend {
   // Case 1): admission of a new allocation of `bytes` (committed by commit()
   // once the op has succeeded).
   Error check_alloc(std::string_view op, int64_t bytes) const {
+    if (meta_step_) return ok();  // a meta tensor allocates nothing
     if (bytes > limits_.max_tensor_bytes)
       return error(ErrorKind::kResourceLimit,
                    std::string(op) + ": allocation of " + std::to_string(bytes) +
@@ -227,7 +308,9 @@ class TorchCpuBackend final : public Backend {
                        std::to_string(total_bytes_) + ")");
     return ok();
   }
-  void commit(int64_t bytes) { total_bytes_ += bytes; }
+  void commit(int64_t bytes) {
+    if (!meta_step_) total_bytes_ += bytes;
+  }
 
   /// Bytes of a fresh contiguous copy of `t` in dtype `d` (Case 1).
   static Error copy_bytes(std::string_view op, const at::Tensor& t, DType d, int64_t* bytes) {
@@ -240,7 +323,7 @@ class TorchCpuBackend final : public Backend {
 
   /// Case 3).
   static Error check_fits(std::string_view op, const at::Tensor& t, const char* role) {
-    if (fits_storage(t)) return ok();
+    if (t.is_meta() || fits_storage(t)) return ok();  // a meta kernel reads nothing
     Geometry g = geometry_of(t);
     int64_t need = -1;
     bool no_overflow = g.required_bytes(&need);
@@ -366,6 +449,7 @@ class TorchCpuBackend final : public Backend {
   void probe_unsafe(const Step& s, bool restored);
   Error run_cow_op(const Step& s);
   Error run_storage_op(const Step& s);
+  Error run_convert_op(const Step& s);
   Error pick(const Step& s, const std::vector<at::Tensor>& parts, int64_t index);
 
   Limits limits_;
@@ -379,6 +463,9 @@ class TorchCpuBackend final : public Backend {
   bool restored_step_ = false;  ///< the last step applied the restore rule (R3)
   std::string unsafe_finding_;
   std::vector<at::Tensor> vars_;  ///< indexed by VarId; undefined = unbound
+  std::vector<uint8_t> fake_;     ///< the variable is a fake tensor (Note [Meta conversion over LibTorch])
+  TorchConverter fake_conv_, meta_conv_;
+  bool meta_step_ = false;  ///< the running step has a meta or fake input
   FirstIndex alias_, identity_, data_;  ///< observe()'s classes
 };
 
@@ -608,7 +695,7 @@ Error TorchCpuBackend::run_resize(const Step& s) {
   }
   t.resize_(sizes);
   int64_t new_nbytes = storage_nbytes(t);
-  if (new_nbytes > old_nbytes) {
+  if (new_nbytes > old_nbytes && !t.is_meta()) {
     // R6: the grown bytes are unspecified; every backend defines them as 0.
     std::memset(storage_data(t) + old_nbytes, 0, static_cast<size_t>(new_nbytes - old_nbytes));
   }
@@ -619,6 +706,14 @@ Error TorchCpuBackend::run_resize(const Step& s) {
 Error TorchCpuBackend::run_copy(const Step& s) {
   at::Tensor& dst = var(s, 0);
   const at::Tensor& src = var(s, 1);
+  if (fake_[s.args[0].var] != fake_[s.args[1].var])  // FakeTensorMode's rule (impl/ops.cpp)
+    return error(ErrorKind::kDeviceMismatch,
+                 "copy_: FakeTensorMode: a fake tensor mixed with a non-fake one; convert all "
+                 "tensors to fake tensors first");
+  if (src.is_meta() && !dst.is_meta()) {
+    dst.copy_(src);  // LibTorch raises before it touches dst
+    return error(ErrorKind::kOther, "copy_: LibTorch copied out of a meta tensor");
+  }
   if (Error e = check_fits("copy_", dst, "dst"); e.kind != ErrorKind::kNone) return e;
   if (Error e = check_fits("copy_", src, "src"); e.kind != ErrorKind::kNone) return e;
   bool same_storage = dst.storage().unsafeGetStorageImpl() == src.storage().unsafeGetStorageImpl();
@@ -656,7 +751,9 @@ Error TorchCpuBackend::run_copy(const Step& s) {
 }
 
 namespace {
-bool is_emptied(const at::Tensor& t) { return t.numel() > 0 && storage_nbytes(t) == 0; }
+bool is_emptied(const at::Tensor& t) {
+  return t.numel() > 0 && storage_nbytes(t) == 0 && !t.is_meta();
+}
 }  // namespace
 
 // Note [Crash-isolated unsafe mode]
@@ -834,7 +931,7 @@ Error TorchCpuBackend::run_cow_op(const Step& s) {
       // with an offset that adds the offset to a null pointer (undefined
       // behaviour inside LibTorch's inline TensorImpl::data(), S8).
 #if STORCHECK_TORCH_HAS_COW
-      (void)var(s, 0).storage().mutable_data();
+      if (!var(s, 0).is_meta()) (void)var(s, 0).storage().mutable_data();
 #endif
       return ok();
     }
@@ -856,6 +953,16 @@ Error TorchCpuBackend::run_cow_op(const Step& s) {
         bind(s, buffer.as_strided(t.sizes(), t.strides(), 0));
         commit(bytes);
         restored_step_ = true;
+        return ok();
+      }
+      if (t.is_meta()) {  // no data to share: a fresh meta storage of the same size
+        at::Tensor bytes = at::empty({nbytes}, at::TensorOptions().dtype(at::kByte).device(at::kMeta));
+        bytes.storage().unsafeGetStorageImpl()->set_resizable(t.storage().resizable());
+        auto impl = c10::make_intrusive<c10::TensorImpl>(
+            c10::Storage(bytes.storage()), c10::DispatchKeySet(c10::DispatchKey::Meta), t.dtype());
+        impl->set_sizes_and_strides(t.sizes(), t.strides());
+        impl->set_storage_offset(t.storage_offset());
+        bind(s, at::Tensor(std::move(impl)));
         return ok();
       }
       bool foreign = std::any_of(foreign_.begin(), foreign_.end(), [&](const c10::Storage& f) {
@@ -909,7 +1016,14 @@ Error TorchCpuBackend::run_cow_op(const Step& s) {
 Error TorchCpuBackend::run_storage_op(const Step& s) {
   switch (s.op) {
     case OpId::kShrink: {
-      at::native::resize_bytes_cpu(var(s, 0).storage().unsafeGetStorageImpl(), 0);
+      c10::StorageImpl* impl = var(s, 0).storage().unsafeGetStorageImpl();
+      if (var(s, 0).is_meta()) {  // LibTorch 2.x's resize_bytes_meta: the size only
+        if (!impl->resizable())
+          return error(ErrorKind::kNonResizable, "Trying to resize storage that is not resizable");
+        impl->set_nbytes(0);
+        return ok();
+      }
+      at::native::resize_bytes_cpu(impl, 0);
       return ok();
     }
     case OpId::kSetNonresizable:
@@ -925,6 +1039,10 @@ Error TorchCpuBackend::run_storage_op(const Step& s) {
       if (!impl->resizable())
         return error(ErrorKind::kNonResizable, "Trying to resize storage that is not resizable");
       int64_t old = static_cast<int64_t>(impl->nbytes());
+      if (t.is_meta()) {  // LibTorch 2.x's resize_bytes_meta: the size only
+        impl->set_nbytes(static_cast<size_t>(nbytes));
+        return ok();
+      }
       if (nbytes > old) {
         if (Error e = check_alloc("resize_storage", nbytes); e.kind != ErrorKind::kNone) return e;
       }
@@ -980,6 +1098,45 @@ Error TorchCpuBackend::run_storage_op(const Step& s) {
     default: break;
   }
   SC_ASSERT(false, "run_storage_op: not a storage op");
+  return ok();
+}
+
+// Meta and fake conversion: Note [Meta conversion over LibTorch]. The
+// language's rules on what each step accepts (impl/fake.h) come first.
+Error TorchCpuBackend::run_convert_op(const Step& s) {
+  auto unsupported = [](std::string msg) {
+    return error(ErrorKind::kUnsupportedFakeTensor, std::move(msg));
+  };
+  switch (s.op) {
+    case OpId::kMeta:
+    case OpId::kFake: {
+      const at::Tensor& t = var(s, 0);
+      const char* op = s.op == OpId::kFake ? "fake" : "meta";
+      if (t.is_meta())
+        return unsupported(std::string(op) + ": the input is already a " +
+                           (fake_[s.args[0].var] ? "fake" : "meta") + " tensor");
+      bind(s, (s.op == OpId::kFake ? fake_conv_ : meta_conv_).convert(t));
+      return ok();
+    }
+    case OpId::kToMeta:
+      if (fake_[s.args[0].var])
+        return unsupported("to_meta: the input is a fake tensor, which has no data to copy");
+      bind(s, var(s, 0).to(at::kMeta));  // LibTorch's own to(kMeta) (F8)
+      return ok();
+    case OpId::kFakeFromMeta:
+      if (!var(s, 0).is_meta() || fake_[s.args[0].var])
+        return unsupported(std::string("fake_from_meta: the input is ") +
+                           (fake_[s.args[0].var] ? "already a fake tensor" : "not a meta tensor"));
+      bind(s, var(s, 0).detach());  // PyTorch wraps the meta tensor: same storage and version
+      return ok();
+    case OpId::kSweep:
+      fake_conv_.sweep();
+      meta_conv_.sweep();
+      return ok();
+    case OpId::kMemoStats: return ok();  // the memo is the reference's observation (F3)
+    default: break;
+  }
+  SC_ASSERT(false, "run_convert_op: not a conversion op");
   return ok();
 }
 
@@ -1149,6 +1306,12 @@ Error TorchCpuBackend::run(const Step& s) {
     case OpId::kMutableDataPtr: return run_cow_op(s);
 
     // Lifetime.
+    case OpId::kMeta:
+    case OpId::kFake:
+    case OpId::kToMeta:
+    case OpId::kFakeFromMeta:
+    case OpId::kSweep:
+    case OpId::kMemoStats: return run_convert_op(s);
     case OpId::kDrop: var(s, 0) = at::Tensor(); return ok();
 
     case OpId::kNumOps: break;
@@ -1192,7 +1355,8 @@ void TorchCpuBackend::observe(Observation* obs, const ObserveScope& scope) {
     o.offset = g.offset;
     o.dtype = from_torch(t.scalar_type());
     o.layout = Layout::kStrided;
-    o.device = Device::kCpu;
+    o.fake = fake_[v] != 0;
+    o.device = t.is_meta() && !o.fake ? Device::kMeta : Device::kCpu;  // F1: a fake reports cpu
     o.storage_nbytes = storage_nbytes(t);
     const c10::StorageImpl* storage = t.storage().unsafeGetStorageImpl();
     o.data_null = storage->data() == nullptr;
@@ -1214,7 +1378,7 @@ void TorchCpuBackend::observe(Observation* obs, const ObserveScope& scope) {
     o.version = static_cast<int64_t>(t._version());
     if (!refresh) continue;
     int64_t need = 0;
-    o.values_known = g.required_bytes(&need) && need <= o.storage_nbytes;
+    o.values_known = !t.is_meta() && g.required_bytes(&need) && need <= o.storage_nbytes;
     if (o.values_known && need > 0) {
       const uint8_t* base = storage_data(t);
       const size_t size = static_cast<size_t>(g.itemsize);

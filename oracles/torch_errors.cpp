@@ -118,6 +118,8 @@ constexpr TorchErrorRule kTorchErrorRules[] = {
     {"invalid storage offset", ErrorKind::kInvalidArgument},
     // as_strided(): a negative stride.
     {"Negative strides are not supported", ErrorKind::kInvalidArgument},
+    // copy_() from a meta source into a real destination.
+    {"Cannot copy out of meta tensor", ErrorKind::kDeviceMismatch},
     // flatten(): start_dim > end_dim.
     {"start_dim cannot come after end_dim", ErrorKind::kInvalidArgument},
     // chunk(): chunks <= 0.

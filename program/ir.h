@@ -45,6 +45,7 @@ enum class OpCategory : uint8_t {
   kInplaceView,
   kCompute,
   kStorage,
+  kConvert,
   kLifetime
 };
 

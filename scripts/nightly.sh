@@ -45,7 +45,7 @@ set -euo pipefail
 ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-ALL_TARGETS="views_fuzzer shrink_fuzzer cow_fuzzer program_parser_fuzzer"
+ALL_TARGETS="views_fuzzer shrink_fuzzer cow_fuzzer fake_fuzzer program_parser_fuzzer"
 minutes=10
 jobs=$(nproc)
 targets=$ALL_TARGETS

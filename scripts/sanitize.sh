@@ -61,7 +61,7 @@ smoke="$BUILD/fuzz-smoke"
 rm -rf "$smoke" && mkdir -p "$smoke"
 fuzz_passed=0
 fuzz_failed=0
-for t in views_fuzzer shrink_fuzzer cow_fuzzer program_parser_fuzzer; do
+for t in views_fuzzer shrink_fuzzer cow_fuzzer fake_fuzzer program_parser_fuzzer; do
   mkdir -p "$smoke/$t"
   cp -p "corpus/$t"/* "$smoke/$t/"
   runs=${FUZZ_SMOKE_RUNS:-10000}

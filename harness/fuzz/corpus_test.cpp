@@ -63,7 +63,8 @@ TEST_P(ProgramTargetCorpus, SeedsCoverEveryOpOfTheArea) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, ProgramTargetCorpus,
-                         ::testing::Values("views_fuzzer", "shrink_fuzzer", "cow_fuzzer"));
+                         ::testing::Values("views_fuzzer", "shrink_fuzzer", "cow_fuzzer",
+                                           "fake_fuzzer"));
 
 TEST(ParserCorpus, HoldsProgramsAndRejectedText) {
   int parsed = 0, rejected = 0;

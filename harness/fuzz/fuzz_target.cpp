@@ -18,8 +18,12 @@ OpSet cow_ops() {
   return s;
 }
 
-OpSet views_area() { return all_ops() & ~cow_ops() & ~ops_in({OpCategory::kStorage}); }
-OpSet shrink_area() { return all_ops() & ~cow_ops(); }
+OpSet fake_ops() { return ops_in({OpCategory::kConvert}); }
+OpSet views_area() {
+  return all_ops() & ~cow_ops() & ~fake_ops() & ~ops_in({OpCategory::kStorage});
+}
+OpSet shrink_area() { return all_ops() & ~cow_ops() & ~fake_ops(); }
+OpSet cow_area() { return all_ops() & ~fake_ops(); }
 
 }  // namespace
 
@@ -30,7 +34,11 @@ const std::vector<FuzzTarget>& fuzz_targets() {
        views_area()},
       {"shrink_fuzzer", "the views area plus storage shrink, restore and resize (R1-R7)",
        shrink_area()},
-      {"cow_fuzzer", "every op: the shrink area plus lazy_clone, from_blob, mutable_data_ptr (C1-C8)",
+      {"cow_fuzzer", "the shrink area plus lazy_clone, from_blob, mutable_data_ptr (C1-C8)",
+       cow_area()},
+      {"fake_fuzzer",
+       "every op: the COW area plus meta and fake conversion, to_meta, fake_from_meta, sweep, "
+       "memo_stats, and every op on meta and fake tensors (F1-F9)",
        all_ops()},
       {"program_parser_fuzzer",
        "any bytes: parse, validate, print, parse again (program/README.md)", OpSet{}, false},

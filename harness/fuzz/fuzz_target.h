@@ -39,8 +39,8 @@ struct FuzzTarget {
   bool runs_programs = true; ///< false: parser and printer only
 };
 
-/// Every fuzz target, in build order. fake_fuzzer is not here: fake/sparse
-/// conversion (issue 5) does not exist yet.
+/// Every fuzz target, in build order. fake_fuzzer covers meta and fake
+/// conversion; sparse layouts are not program ops yet (issue 5).
 const std::vector<FuzzTarget>& fuzz_targets();
 /// Null when unknown.
 const FuzzTarget* find_fuzz_target(std::string_view name);
