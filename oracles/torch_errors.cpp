@@ -118,6 +118,16 @@ constexpr TorchErrorRule kTorchErrorRules[] = {
     {"invalid storage offset", ErrorKind::kInvalidArgument},
     // as_strided(): a negative stride.
     {"Negative strides are not supported", ErrorKind::kInvalidArgument},
+    // Sparse conversions (impl/sparse.h): 0-d inputs of to_sparse_csr/bsr...
+    {"but tensor has no dimensions", ErrorKind::kDimOutOfRange},
+    // ... to_sparse(sparse_dim) outside 1..dim.
+    {"sparse_dim must be", ErrorKind::kDimOutOfRange},
+    // Blocksizes that do not divide the sizes, or are zero.
+    {"needs to be divisible by blocksize", ErrorKind::kShapeMismatch},
+    {"blocksize needs to be non zero", ErrorKind::kInvalidArgument},
+    // Compressed layouts: batches of different nnz, or an empty batch.
+    {"Expect the same number of specified elements per batch", ErrorKind::kInvalidArgument},
+    {"Expected product of batch dimensions to be non-zero", ErrorKind::kInvalidArgument},
     // copy_() from a meta source into a real destination.
     {"Cannot copy out of meta tensor", ErrorKind::kDeviceMismatch},
     // flatten(): start_dim > end_dim.
