@@ -31,6 +31,7 @@
 #include "oracles/backend.h"
 #include "oracles/first_index.h"
 #include "oracles/known_divergences.h"
+#include "oracles/torch_dtype.h"
 #include "oracles/torch_errors.h"
 #include "oracles/torch_pch.h"
 
@@ -73,31 +74,6 @@ namespace {
 // LibTorch itself raises internal overlap (stride 0, size > 1), partial
 // overlap, dtype casts, scalar overflow and every argument error.
 
-at::ScalarType to_torch(DType d) {
-  switch (d) {
-    case DType::kF32: return at::kFloat;
-    case DType::kF64: return at::kDouble;
-    case DType::kI32: return at::kInt;
-    case DType::kI64: return at::kLong;
-    case DType::kU8: return at::kByte;
-    case DType::kBool: return at::kBool;
-  }
-  return at::kFloat;
-}
-
-DType from_torch(at::ScalarType t) {
-  switch (t) {
-    case at::kFloat: return DType::kF32;
-    case at::kDouble: return DType::kF64;
-    case at::kInt: return DType::kI32;
-    case at::kLong: return DType::kI64;
-    case at::kByte: return DType::kU8;
-    case at::kBool: return DType::kBool;
-    default: break;
-  }
-  SC_ASSERT(false, std::string("torch backend: unexpected dtype ") + c10::toString(t));
-  return DType::kF32;
-}
 
 at::Scalar to_torch_scalar(const ScalarLit& s) {
   switch (s.kind) {

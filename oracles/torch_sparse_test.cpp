@@ -15,23 +15,13 @@
 #include "impl/ops.h"
 #include "impl/rand.h"
 #include "impl/sparse.h"
+#include "oracles/torch_dtype.h"
 #include "oracles/torch_errors.h"
 #include "oracles/torch_pch.h"
 
 namespace storcheck {
 namespace {
 
-at::ScalarType torch_dtype(DType d) {
-  switch (d) {
-    case DType::kF32: return at::kFloat;
-    case DType::kF64: return at::kDouble;
-    case DType::kI32: return at::kInt;
-    case DType::kI64: return at::kLong;
-    case DType::kU8: return at::kByte;
-    case DType::kBool: return at::kBool;
-  }
-  return at::kFloat;
-}
 
 /// A splitmix-style generator (deterministic across machines).
 struct Rng {
@@ -66,7 +56,7 @@ Dense make_dense(Context& ctx, Rng& rng, std::vector<int64_t> sizes, DType d) {
       default: break;
     }
   }
-  at::Tensor t = at::empty(sizes, at::TensorOptions().dtype(torch_dtype(d)));
+  at::Tensor t = at::empty(sizes, at::TensorOptions().dtype(to_torch(d)));
   if (n > 0) std::memcpy(t.data_ptr(), data, static_cast<size_t>(n * itemsize(d)));
   out.torch = t;
   return out;
@@ -106,7 +96,7 @@ std::string compare(Context& ctx, const Result<SparseTensor>& r, const at::Tenso
   }
   const SparseTensor& s = r.value();
   if (s->sizes != torch_sizes(*t)) return "sizes";
-  if (s->dtype != DType::kF32 && torch_dtype(s->dtype) != t->scalar_type()) return "dtype";
+  if (s->dtype != DType::kF32 && to_torch(s->dtype) != t->scalar_type()) return "dtype";
   if (s->layout == SparseLayout::kCoo) {
     if (s->sparse_dim != t->sparse_dim() || s->dense_dim != t->dense_dim()) return "sparse/dense dims";
     if (s->nnz() != t->_nnz()) return "nnz";
@@ -123,7 +113,7 @@ std::string compare(Context& ctx, const Result<SparseTensor>& r, const at::Tenso
                         : t->row_indices();
     if (ref_values(s->compressed_indices) != torch_values(ci)) return "compressed indices";
     if (ref_values(s->plain_indices) != torch_values(pi)) return "plain indices";
-    if (torch_dtype(s->index_dtype) != ci.scalar_type()) return "index dtype";
+    if (to_torch(s->index_dtype) != ci.scalar_type()) return "index dtype";
     if (ref_sizes(s->values) != torch_sizes(t->values())) return "values' sizes";
     if (ref_values(s->values) != torch_values(t->values())) return "values";
   }
