@@ -427,8 +427,8 @@ struct FakeHook {
 // kFakeEmptiedZeroBytes (F2): a meta storage first seen at this step has the
 // real storage's nbytes (0 for an emptied one).
 // kFakeSweepFrees (F3): after every step the memo's tensor entries are the
-// converted real tensors still alive; after `sweep` its storage entries are
-// the converted real storages still alive.
+// converted real tensors still bound to a variable; after `sweep` its
+// storage entries are the converted real storages such tensors still use.
 // kFakeUnsupportedTyped (F4): a conversion step that fails raises
 // unsupported_fake_tensor (or a budget error) and leaves both memos as they were.
 struct ConversionHook {
@@ -502,11 +502,22 @@ struct ConversionHook {
       c.tensors.emplace_back(*in, *out);
     }
     if (inv != Invariant::kFakeSweepFrees || !after.memo_known) return true;
+    // Alive means bound to a live variable: a leaking memo keeps its real
+    // tensors alive, so a weak reference alone would not see the leak.
+    std::set<const TensorImpl*> bound;
+    std::set<const Storage*> bound_storages;
+    for (VarId v = 0; v < static_cast<VarId>(after.vars.size()); ++v) {
+      const Tensor* t = after.vars[static_cast<size_t>(v)].live ? reference->reference_tensor(v)
+                                                                : nullptr;
+      if (!t) continue;
+      bound.insert(t->get());
+      bound_storages.insert((*t)->storage.get());
+    }
     for (int which = 0; which < 2; ++which) {
       Conv& c = (*conv)[static_cast<size_t>(which)];
       std::set<const TensorImpl*> alive;
       for (const auto& e : c.tensors)
-        if (auto t = e.first.lock()) alive.insert(t.get());
+        if (auto t = e.first.lock(); t && bound.count(t.get())) alive.insert(t.get());
       const MemoStats& m = which ? after.fake_memo : after.meta_memo;
       const char* conv_name = which ? "fake" : "meta";
       if (m.tensors != static_cast<int64_t>(alive.size()))
@@ -515,7 +526,10 @@ struct ConversionHook {
                              std::to_string(alive.size()) + " live converted tensors");
       if (s.op != OpId::kSweep || after.error != ErrorKind::kNone) continue;
       int64_t storages = 0;
-      for (const auto& e : c.storages) storages += e.second.first.expired() ? 0 : 1;
+      for (const auto& e : c.storages) {
+        auto st = e.second.first.lock();
+        storages += st && bound_storages.count(st.get()) ? 1 : 0;
+      }
       if (m.storages != storages)
         return fail(why, std::string("F3: after a sweep the ") + conv_name + " memo holds " +
                              std::to_string(m.storages) + " storage entries for " +
