@@ -417,6 +417,10 @@ bool broadcasts_to(const IntList& src, const IntList& dst) {
   return true;
 }
 
+/// A size that no real tensor of a program could have: only meta and fake
+/// tensors (no data) get it, under fake focus.
+constexpr int64_t kHugeMetaSize = int64_t{1} << 32;  // 16 GiB of f32; extents stay far from int64 overflow
+
 /// The builder of Note [Choice records].
 class Builder {
  public:
@@ -967,9 +971,9 @@ class Builder {
       case OpId::kMeta: return 6;
       case OpId::kToMeta: return 3;
       case OpId::kFakeFromMeta: return f.meta ? 4 : 1;
-      case OpId::kSweep: return 3;
+      case OpId::kSweep: return 6;
       case OpId::kMemoStats: return 1;
-      case OpId::kDrop: return 5;
+      case OpId::kDrop: return 6;
       case OpId::kShrink: return 3;  // F2: emptied storages convert to 0 bytes
       case OpId::kCopy_: case OpId::kFill_: case OpId::kAdd_: return f.meta ? 4 : 1;  // F9
       default: return f.meta ? 2 : 1;
@@ -1291,8 +1295,11 @@ class Builder {
       case OpId::kExpand: {
         int lead = static_cast<int>(pk.below(std::min(3, kMaxRank - r + 1)));
         IntList ns, st;
+        // Metadata-only tensors may grow huge (issue 5: meta kernels must
+        // check what eager checks without reading data).
+        const bool huge = ffocus_ && in.meta && numel(in.sizes) < (int64_t{1} << 20) && pk.one_in(2);
         for (int k = 0; k < lead; ++k) {
-          push(ns, small_size(pk, 3, edge));
+          push(ns, huge && k == 0 ? kHugeMetaSize : small_size(pk, 3, edge));
           push(st, 0);
         }
         for (int k = 0; k < r; ++k) {
@@ -1304,7 +1311,7 @@ class Builder {
           push(ns, x);
           push(st, y);
         }
-        if (numel(ns) > view_cap_) {  // keep expanded tensors small
+        if (!in.meta && numel(ns) > view_cap_) {  // keep expanded real tensors small
           for (int k = 0; k < lead; ++k) ns.v[k] = 1;
           for (int k = 0; k < r; ++k) {
             ns.v[lead + k] = in.sizes[k];
@@ -1571,6 +1578,7 @@ class Builder {
       }
       case OpId::kResize_: {
         IntList ns = shape_from_picks(pk, cfg_.max_rank, cfg_.max_numel, edge);
+        if (ffocus_ && in.meta && ns.size() > 0 && pk.one_in(2)) ns.v[0] = kHugeMetaSize;
         if (*invalid) {
           if (ns.size() == 0) push(ns, 1);
           ns.v[pk.below(ns.size())] = -1 - pk.below(2);

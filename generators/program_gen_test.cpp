@@ -444,6 +444,59 @@ TEST(CowConfig, GroupCScenariosAreFrequentIn16StepPrograms) {
   measure_cow(GenConfig{}, 2000).print("GenConfig{} at 16 steps, for comparison");
 }
 
+// Issue 5, item 7: programs that convert (again and again), run ops on meta
+// and fake tensors (writes with eager's checks, huge metadata-only sizes),
+// and drop real tensors so that storages outlive them, then sweep.
+TEST(FakeConfig, GroupFScenariosAreFrequentIn16StepPrograms) {
+  GenConfig cfg = fake_config();
+  rc::Gen<std::vector<StepChoice>> choices =
+      rc::gen::container<std::vector<StepChoice>>(16, gen_step_choice(cfg));
+  const int n = 2000;
+  int reconvert = 0, view_convert = 0, meta_write = 0, huge = 0, drop_then_sweep = 0,
+      from_meta = 0, to_meta_of_real = 0;
+  for (int k = 0; k < n; ++k) {
+    std::vector<StepTrace> tr;
+    Program p = build_program(sample(choices, 900 + k, 100), cfg, &tr);
+    bool rc = false, vc = false, mw = false, hg = false, ds = false, fm = false, tm = false;
+    std::vector<VarId> converted;
+    bool dropped_real = false;
+    for (size_t j = 0; j < p.steps.size(); ++j) {
+      const Step& s = p.steps[j];
+      const StepTrace& t = tr[j];
+      if (t.invalid || t.expect_error) continue;
+      if (s.op == OpId::kFake || s.op == OpId::kMeta) {
+        VarId in = s.args[0].var;
+        rc |= std::find(converted.begin(), converted.end(), in) != converted.end();
+        converted.push_back(in);
+        vc |= t.input.offset > 0 || t.input_storage_bytes > product(t.input.sizes) * 8;
+      }
+      if (t.has_input && t.input.meta && is_write(s.op)) mw = true;
+      for (int a = 0; a < s.nargs; ++a)
+        if (s.args[a].kind == ArgKind::kList)
+          for (int64_t x : s.args[a].list) hg |= x >= (int64_t{1} << 32);
+      if (s.op == OpId::kDrop && t.has_input && !t.input.meta) dropped_real = true;
+      if (s.op == OpId::kSweep && dropped_real) ds = true;
+      fm |= s.op == OpId::kFakeFromMeta;
+      tm |= s.op == OpId::kToMeta && t.has_input && !t.input.meta;
+    }
+    reconvert += rc; view_convert += vc; meta_write += mw; huge += hg; drop_then_sweep += ds;
+    from_meta += fm; to_meta_of_real += tm;
+  }
+  auto pct = [&](int x) { return 100.0 * x / n; };
+  std::printf("fake_config(): reconvert %.1f%%, view or offset converted %.1f%%, write on meta "
+              "%.1f%%, huge meta sizes %.1f%%, drop then sweep %.1f%%, fake_from_meta %.1f%%, "
+              "to_meta of a real tensor %.1f%%\n",
+              pct(reconvert), pct(view_convert), pct(meta_write), pct(huge), pct(drop_then_sweep),
+              pct(from_meta), pct(to_meta_of_real));
+  EXPECT_GE(pct(reconvert), 20.0);        // F2: the memo's identity
+  EXPECT_GE(pct(view_convert), 10.0);     // F2: views and offsets
+  EXPECT_GE(pct(meta_write), 30.0);       // F9: in-place checks on meta
+  EXPECT_GE(pct(huge), 3.0);              // metadata-only sizes
+  EXPECT_GE(pct(drop_then_sweep), 10.0);  // F3: storages outlive tensors, then a sweep
+  EXPECT_GE(pct(from_meta), 10.0);        // F5
+  EXPECT_GE(pct(to_meta_of_real), 10.0);  // F8
+}
+
 bool same_model(const ModelTensor& a, const ModelTensor& b) {
   return a.sizes == b.sizes && a.strides == b.strides && a.offset == b.offset && a.dtype == b.dtype;
 }
