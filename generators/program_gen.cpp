@@ -132,9 +132,14 @@ void insert_at(IntList& l, int k, int64_t x) {
   ++l.n;
 }
 
+/// The product of the sizes: 0 when a size is 0, saturating at INT64_MAX
+/// (huge metadata-only sizes beside a 0 size would overflow otherwise).
 int64_t numel(const IntList& s) {
+  for (int64_t x : s)
+    if (x == 0) return 0;
   int64_t n = 1;
-  for (int64_t x : s) n *= x;
+  for (int64_t x : s)
+    if (__builtin_mul_overflow(n, x, &n)) return std::numeric_limits<int64_t>::max();
   return n;
 }
 
@@ -1297,7 +1302,10 @@ class Builder {
         IntList ns, st;
         // Metadata-only tensors may grow huge (issue 5: meta kernels must
         // check what eager checks without reading data).
-        const bool huge = ffocus_ && in.meta && numel(in.sizes) < (int64_t{1} << 20) && pk.one_in(2);
+        // (Every size nonzero and small in total: extents and dense strides
+        // of the result stay far from int64 overflow.)
+        const bool huge = ffocus_ && in.meta && numel(in.sizes) > 0 &&
+                          numel(in.sizes) < (int64_t{1} << 20) && pk.one_in(2);
         for (int k = 0; k < lead; ++k) {
           push(ns, huge && k == 0 ? kHugeMetaSize : small_size(pk, 3, edge));
           push(st, 0);
