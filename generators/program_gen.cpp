@@ -57,29 +57,20 @@
 
 namespace storcheck {
 
-GenConfig shrink_config() {
+namespace {
+/// 16-step programs over every op with one focus (a GenConfig flag) on.
+GenConfig focused(bool GenConfig::*focus) {
   GenConfig cfg;
   cfg.max_steps = 16;
   cfg.min_steps = 16;
-  cfg.storage_focus = true;
+  cfg.*focus = true;
   return cfg;
 }
+}  // namespace
 
-GenConfig cow_config() {
-  GenConfig cfg;
-  cfg.max_steps = 16;
-  cfg.min_steps = 16;
-  cfg.cow_focus = true;
-  return cfg;
-}
-
-GenConfig fake_config() {
-  GenConfig cfg;
-  cfg.max_steps = 16;
-  cfg.min_steps = 16;
-  cfg.fake_focus = true;
-  return cfg;
-}
+GenConfig shrink_config() { return focused(&GenConfig::storage_focus); }
+GenConfig cow_config() { return focused(&GenConfig::cow_focus); }
+GenConfig fake_config() { return focused(&GenConfig::fake_focus); }
 
 OpSet all_ops() {
   OpSet s;

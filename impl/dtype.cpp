@@ -130,24 +130,22 @@ void convert_element(uint8_t* dst, DType to, const uint8_t* src, DType from) {
   }
 }
 
+namespace {
+/// binop on one floating type: load both operands, compute, store.
+template <typename T>
+void float_binop(uint8_t* r, const uint8_t* a, const uint8_t* b, BinOp op) {
+  T x, y;
+  std::memcpy(&x, a, sizeof x);
+  std::memcpy(&y, b, sizeof y);
+  T z = op == BinOp::kAdd ? x + y : x * y;
+  std::memcpy(r, &z, sizeof z);
+}
+}  // namespace
+
 void binop(uint8_t* r, const uint8_t* a, const uint8_t* b, DType d, BinOp op) {
   switch (d) {
-    case DType::kF32: {
-      float x, y;
-      std::memcpy(&x, a, 4);
-      std::memcpy(&y, b, 4);
-      float z = op == BinOp::kAdd ? x + y : x * y;
-      std::memcpy(r, &z, 4);
-      return;
-    }
-    case DType::kF64: {
-      double x, y;
-      std::memcpy(&x, a, 8);
-      std::memcpy(&y, b, 8);
-      double z = op == BinOp::kAdd ? x + y : x * y;
-      std::memcpy(r, &z, 8);
-      return;
-    }
+    case DType::kF32: return float_binop<float>(r, a, b, op);
+    case DType::kF64: return float_binop<double>(r, a, b, op);
     default: {
       uint64_t x = static_cast<uint64_t>(load_as_int(a, d));
       uint64_t y = static_cast<uint64_t>(load_as_int(b, d));
