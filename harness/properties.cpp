@@ -38,30 +38,21 @@ std::vector<Backend*> BackendSet::all() const {
 
 namespace {
 
-GenConfig views_config() {
+/// 16-step programs with `invalid_per_mille` invalid steps, drawn from `ops`.
+GenConfig steps16(int invalid_per_mille, OpSet ops = all_ops()) {
   GenConfig c;
   c.max_steps = 16;
   c.min_steps = 16;
-  c.invalid_per_mille = 30;
+  c.invalid_per_mille = invalid_per_mille;
+  c.ops = ops;
   return c;
 }
 
-GenConfig errors_config() {
-  GenConfig c;
-  c.max_steps = 16;
-  c.min_steps = 16;
-  c.invalid_per_mille = 400;
-  return c;
-}
-
+GenConfig views_config() { return steps16(30); }
+GenConfig errors_config() { return steps16(400); }
 GenConfig aliasing_config() {
-  GenConfig c;
-  c.max_steps = 16;
-  c.min_steps = 16;
-  c.invalid_per_mille = 0;
-  c.ops = ops_in({OpCategory::kFactory, OpCategory::kView, OpCategory::kInplace,
-                  OpCategory::kInplaceView});
-  return c;
+  return steps16(0, ops_in({OpCategory::kFactory, OpCategory::kView, OpCategory::kInplace,
+                            OpCategory::kInplaceView}));
 }
 
 /// Fake-focused programs with many deliberately invalid steps (conversions
@@ -70,6 +61,17 @@ GenConfig fake_errors_config() {
   GenConfig c = fake_config();
   c.invalid_per_mille = 300;
   return c;
+}
+
+/// Cross-ref programs (F6, F7): factories, views, writes and compute, with
+/// some invalid steps; no storage or conversion steps, whose fake runs are
+/// not meant to agree with eager, and no from_blob: who owns the data (C7)
+/// is not metadata, so a fake's lazy_clone succeeds where eager's raises.
+GenConfig crossref_config() {
+  OpSet ops = ops_in({OpCategory::kFactory, OpCategory::kView, OpCategory::kInplace,
+                      OpCategory::kInplaceView, OpCategory::kCompute});
+  ops.reset(static_cast<size_t>(OpId::kFromBlob));
+  return steps16(150, ops);
 }
 
 }  // namespace
@@ -110,7 +112,8 @@ const std::vector<Property>& properties() {
       {"cow.equivalent_to_clone",
        "replacing every lazy_clone with an eager copy changes no observed value, metadata or "
        "error (C6)",
-       PropertyKind::kDifferential, false, cow_config(), Invariant::kCloneGivesZeros, true},
+       PropertyKind::kDifferential, false, cow_config(), Invariant::kCloneGivesZeros,
+       Versus::kEagerClone},
       {"cow.matches_torch",
        "COW programs agree with LibTorch (C1-C8 where it has _lazy_clone, else C6)",
        PropertyKind::kDifferential, false, cow_config()},
@@ -155,6 +158,16 @@ const std::vector<Property>& properties() {
        "the program's memos hold exactly the live converted tensors, and after a sweep "
        "exactly the live converted storages (F3)",
        PropertyKind::kInvariant, false, fake_config(), Invariant::kFakeSweepFrees},
+      {"fake.crossref_matches_eager",
+       "every op run on fake twins of its inputs gives eager's output count, sizes, strides "
+       "(dims of size > 1), offset, dtype, device, storage nbytes, aliasing and errors (F6)",
+       PropertyKind::kDifferential, false, crossref_config(), Invariant::kCloneGivesZeros,
+       Versus::kFakeTwin},
+      {"fake.fallback_rules",
+       "the fallback on zeros agrees with the meta rules: fresh outputs alike, an input given "
+       "back as its fake, views and inplace_view ops raise (F7)",
+       PropertyKind::kDifferential, false, crossref_config(), Invariant::kCloneGivesZeros,
+       Versus::kFallback},
       {"fake.unsupported_is_typed_and_memo_unchanged",
        "a refused conversion raises unsupported_fake_tensor and leaves the memo unchanged (F4)",
        PropertyKind::kInvariant, false, fake_errors_config(), Invariant::kFakeUnsupportedTyped},
@@ -417,16 +430,28 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
   res.property = std::string(prop.name);
   res.seed = opt.seed;
   std::vector<Backend*> list = backends.all();
-  if (prop.kind == PropertyKind::kDifferential && list.size() < 2 && !prop.versus_eager_clone) {
+  if (prop.kind == PropertyKind::kDifferential && list.size() < 2 &&
+      prop.versus == Versus::kBackends) {
     res.skipped = true;
     res.skip_reason = "needs a second backend: storcheck was built without LibTorch";
     return res;
   }
-  std::unique_ptr<Backend> eager_clone;
+  std::unique_ptr<Backend> other;
   if (prop.kind == PropertyKind::kInvariant) list.resize(1);  // the reference alone
-  if (prop.versus_eager_clone) {
-    eager_clone = make_reference_eager_clone_backend();
-    list = {list[0], eager_clone.get()};
+  switch (prop.versus) {
+    case Versus::kBackends: break;
+    case Versus::kEagerClone:
+      other = make_reference_eager_clone_backend();
+      list = {list[0], other.get()};
+      break;
+    case Versus::kFakeTwin:
+      other = make_fake_twin_backend(/*check_fallback=*/false);
+      list = {list[0], other.get()};
+      break;
+    case Versus::kFallback:
+      other = make_fake_twin_backend(/*check_fallback=*/true);
+      list = {other.get()};
+      break;
   }
   Runner runner(list, opt.limits);
   rc::Gen<Program> gen = prop.view_chains ? gen_view_chain(prop.config) : gen_program(prop.config);

@@ -40,6 +40,14 @@ enum class PropertyKind {
   kInvariant,     ///< the reference alone, an invariant checked after every step
 };
 
+/// What a kDifferential property compares the reference with.
+enum class Versus : uint8_t {
+  kBackends,    ///< every other backend of the BackendSet (LibTorch)
+  kEagerClone,  ///< the reference with lazy_clone as an eager copy (C6)
+  kFakeTwin,    ///< fake twins of the reference's tensors (F6 cross-ref)
+  kFallback,    ///< the fake twins alone, every op also run through the F7 fallback
+};
+
 struct Property {
   std::string_view name;
   std::string_view summary;
@@ -47,9 +55,8 @@ struct Property {
   bool view_chains;  ///< draw gen_view_chain instead of gen_program
   GenConfig config;
   Invariant invariant = Invariant::kCloneGivesZeros;  ///< for kInvariant
-  /// kDifferential against the reference with lazy_clone as an eager copy
-  /// instead of against LibTorch (C6).
-  bool versus_eager_clone = false;
+  /// kDifferential: whom the reference is compared with.
+  Versus versus = Versus::kBackends;
 };
 
 /// Every property, in gate order.

@@ -112,8 +112,26 @@ int print_repro_report(const Program& p, const std::string& text, const std::str
       out << "INVARIANT BROKEN at " << inv.divergence.to_string(p) << "\n";
       return 1;
     }
+    // F6/F7: the same program on fake twins (cross-ref programs only: no
+    // storage or conversion steps, Note [Fake twin]).
+    bool crossref = true;
+    for (const Step& s : p.steps)
+      crossref &= s.info().category != OpCategory::kStorage &&
+                  s.info().category != OpCategory::kConvert && s.op != OpId::kFromBlob;
+    if (crossref) {
+      std::unique_ptr<Backend> twin = make_fake_twin_backend(/*check_fallback=*/true);
+      Runner fake({list[0], twin.get()}, limits);
+      RunReport fr = fake.run(p);
+      if (fr.diverged) {
+        out << (fr.divergence.mismatch.field == "invariant" ? "INVARIANT BROKEN at "
+                                                            : "DIVERGENCE at ")
+            << fr.divergence.to_string(p) << "\n";
+        return 1;
+      }
+    }
     out << "no divergence: " << rep.steps_run << " steps run, " << rep.steps_failed
-        << " rejected alike by every backend; every SEMANTICS invariant holds on the reference\n";
+        << " rejected alike by every backend; every SEMANTICS invariant holds on the reference"
+        << (crossref ? ", and on fake twins (F6, F7)" : "") << "\n";
     if (declared_applies) {
       out << "known divergence " << known_id << " no longer reproduces on LibTorch "
           << torch_version() << ": update oracles/known_divergences.cpp\n";

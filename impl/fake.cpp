@@ -112,6 +112,78 @@ MemoStats MetaConverter::stats() {
                    static_cast<int64_t>(pending_.size())};
 }
 
+// Note [Fallback]
+// F7, as PyTorch's FakeTensorMode runs an op that has no meta kernel: the op
+// runs for real on zeros, and its real outputs are mapped back to fakes. Every
+// op of storcheck's table has a meta rule (Note [Meta execution] in ops.cpp),
+// so the fallback is exercised by running it beside the meta rule and
+// comparing (the `fake.fallback_rules` property, oracles/fake_twin_backend.cpp).
+// storcheck's zeros keep each fake input's exact geometry (offset, strides,
+// aliasing between inputs); PyTorch 1.13 builds them with zeros_like, which
+// keeps neither offsets nor storage sharing, so its fallback can differ from
+// the meta rule where storcheck's does not.
+
+Status fallback_allowed(std::string_view op, bool inplace_view) {
+  bool never = inplace_view && !fault_active(Fault::kFallbackRunsInplaceView);
+  if (!never) return {};
+  return make_error(ErrorKind::kUnsupportedFakeTensor,
+                    std::string(op) +
+                        ": no meta rule, and ops tagged inplace_view never fall back (F7): "
+                        "running it on zeros would change the metadata of a real tensor only");
+}
+
+Result<std::vector<Tensor>> fallback_inputs(Context& ctx, const std::vector<Tensor>& fakes) {
+  // One real storage per fake storage, big enough for every input over it.
+  std::unordered_map<const Storage*, int64_t> need;
+  for (const Tensor& f : fakes) {
+    int64_t bytes = 0;
+    if (!f->geom.required_bytes(&bytes))
+      return make_error(ErrorKind::kResourceLimit,
+                        "fallback: the input's extent overflows; the zeros cannot be allocated");
+    int64_t& n = need[f->storage.get()];
+    n = std::max({n, bytes, f->storage->nbytes()});
+  }
+  std::unordered_map<const Storage*, std::shared_ptr<Storage>> real_storage;
+  std::unordered_map<const TensorImpl*, Tensor> real_tensor;
+  std::vector<Tensor> reals;
+  for (const Tensor& f : fakes) {
+    auto same = real_tensor.find(f.get());
+    if (same != real_tensor.end()) {
+      reals.push_back(same->second);
+      continue;
+    }
+    std::shared_ptr<Storage>& s = real_storage[f->storage.get()];
+    if (!s) {
+      auto a = Storage::allocate(&ctx.budget, need[f->storage.get()], "fallback");
+      if (!a.ok()) return a.error();
+      s = std::move(a).value();
+    }
+    auto r = std::make_shared<TensorImpl>();
+    r->storage = s;
+    r->geom = f->geom;
+    r->dtype = f->dtype;
+    r->version = std::make_shared<int64_t>(0);
+    real_tensor.emplace(f.get(), r);
+    reals.push_back(std::move(r));
+  }
+  return reals;
+}
+
+Result<Tensor> fallback_output(const std::vector<Tensor>& fakes, const std::vector<Tensor>& reals,
+                               const Tensor& out, MetaConverter& conv) {
+  SC_ASSERT(fakes.size() == reals.size() && !fakes.empty(), "fallback_output: one real per fake");
+  if (!out) return fakes[0];  // in place: the output is the first input
+  for (size_t k = 0; k < reals.size(); ++k)
+    if (out == reals[k]) return fakes[k];  // F7: identical to an input
+  bool aliases = false;
+  for (const Tensor& r : reals) aliases |= out->storage == r->storage;
+  if (aliases && !fault_active(Fault::kFallbackConvertsViews))
+    return make_error(ErrorKind::kUnsupportedFakeTensor,
+                      "fallback: the op's output aliases an input without being it; zeros "
+                      "cannot say what it aliases (F7)");
+  return conv.convert(out);
+}
+
 Result<Tensor> to_meta(const Tensor& t) {
   if (t->fake)
     return make_error(ErrorKind::kUnsupportedFakeTensor,

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -85,6 +86,33 @@ class MetaConverter {
   int64_t since_sweep_ = 0;
   bool fake_;
 };
+
+// --- F7: the fallback of an op without a meta rule ---------------------------
+// See Note [Fallback] in fake.cpp.
+
+/// F7: ops tagged inplace_view (category kInplaceView: transpose_, t_,
+/// squeeze_, unsqueeze_, as_strided_, resize_, ...) never fall back: for them
+/// kUnsupportedFakeTensor naming `op`; ok for every other op.
+Status fallback_allowed(std::string_view op, bool inplace_view);
+
+/// F7: the real inputs the fallback runs an op on, one per fake (or meta)
+/// input: zeros with the input's exact geometry and dtype, in real zero-filled
+/// storages charged to `ctx.budget`. Inputs that share a fake storage get
+/// real inputs that share one real storage (so overlap checks see the same
+/// aliasing), sized for the fake storage's nbytes and every input's extent;
+/// the same fake tensor twice gives the same real tensor. A huge
+/// metadata-only input raises kResourceLimit (the fallback really allocates).
+Result<std::vector<Tensor>> fallback_inputs(Context& ctx, const std::vector<Tensor>& fakes);
+
+/// F7: the fake result of an op run by the fallback on `reals` (from
+/// fallback_inputs(fakes)); `out` is what it returned, or null for an op that
+/// returns nothing (in-place: its output is its first input). An output
+/// identical to reals[k] gives fakes[k] itself; an output that shares a
+/// storage with a real input without being it raises kUnsupportedFakeTensor
+/// (zeros cannot say what a view aliases); a fresh output is converted by
+/// `conv` (a fake converter) into a fresh fake tensor.
+Result<Tensor> fallback_output(const std::vector<Tensor>& fakes, const std::vector<Tensor>& reals,
+                               const Tensor& out, MetaConverter& conv);
 
 /// F8: LibTorch's `to(kMeta)`: a clone onto the meta device with
 /// preserve_format (non-overlapping and dense strides kept, otherwise

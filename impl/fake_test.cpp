@@ -260,5 +260,75 @@ TEST(MetaConverterFaults, PlantedLeakAndLostAliasingAreObservable) {
   }
 }
 
+// --- F7: the fallback (Note [Fallback] in fake.cpp) ---------------------------
+
+TEST(Fallback, InplaceViewOpsNeverFallBackF7) {
+  Status st = fallback_allowed("transpose_", /*inplace_view=*/true);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().kind, ErrorKind::kUnsupportedFakeTensor);
+  EXPECT_NE(st.error().message.find("transpose_"), std::string::npos);
+  EXPECT_TRUE(fallback_allowed("add", false).ok());
+}
+
+TEST(Fallback, ZerosKeepGeometryAndSharingF7) {
+  Context ctx;
+  Tensor t = arange_of(ctx, {4, 6});
+  Tensor v = slice(transpose(t, 0, 1).value(), 0, 1, 5, 2).value();  // offset 1, strides [2, 6]
+  MetaConverter conv(/*fake=*/true);
+  Tensor ft = conv.convert(t).value(), fv = conv.convert(v).value();
+  Result<std::vector<Tensor>> r = fallback_inputs(ctx, {fv, ft, fv});
+  ASSERT_TRUE(r.ok());
+  const std::vector<Tensor>& z = r.value();
+  ASSERT_EQ(z.size(), 3u);
+  EXPECT_FALSE(z[0]->is_meta());
+  EXPECT_FALSE(z[0]->fake);
+  EXPECT_EQ(z[0]->geom.offset, 1);
+  EXPECT_EQ(z[0]->geom.strides[0], 2);
+  EXPECT_EQ(z[0]->storage, z[1]->storage) << "fakes sharing a storage get zeros sharing one";
+  EXPECT_EQ(z[0], z[2]) << "the same fake twice is the same real tensor";
+  EXPECT_EQ(z[1]->storage->nbytes(), 96);
+  for (int64_t k = 0; k < 24; ++k) EXPECT_EQ(z[1]->storage->read_data()[k * 4], 0);
+}
+
+TEST(Fallback, EmptiedAndHugeInputsF7) {
+  Context ctx;
+  Tensor t = arange_of(ctx, {2, 3});
+  ASSERT_TRUE(shrink(t).ok());
+  MetaConverter conv(true);
+  Tensor f = conv.convert(t).value();
+  EXPECT_EQ(f->storage->nbytes(), 0);
+  Result<std::vector<Tensor>> r = fallback_inputs(ctx, {f});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value()[0]->storage->nbytes(), 24) << "zeros cover the geometry: nothing undersized";
+  Tensor huge = conv.convert(arange_of(ctx, {2})).value();
+  std::vector<int64_t> big{int64_t{1} << 32};
+  ASSERT_TRUE(resize_(ctx, huge, IntSpan(big.data(), 1)).ok()) << "a meta resize allocates nothing";
+  Result<std::vector<Tensor>> h = fallback_inputs(ctx, {huge});
+  ASSERT_FALSE(h.ok());
+  EXPECT_EQ(h.error().kind, ErrorKind::kResourceLimit) << "the fallback really allocates";
+}
+
+TEST(Fallback, OutputsMapBackF7) {
+  Context ctx;
+  MetaConverter conv(true), out_conv(true);
+  Tensor f = conv.convert(arange_of(ctx, {2, 3})).value();
+  std::vector<Tensor> reals = fallback_inputs(ctx, {f}).value();
+  // In place (no output) and an output identical to an input: the input's fake.
+  EXPECT_EQ(fallback_output({f}, reals, nullptr, out_conv).value(), f);
+  EXPECT_EQ(fallback_output({f}, reals, reals[0], out_conv).value(), f);
+  // A view of an input: raises.
+  Result<Tensor> v = fallback_output({f}, reals, transpose(reals[0], 0, 1).value(), out_conv);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.error().kind, ErrorKind::kUnsupportedFakeTensor);
+  // A fresh output: a fresh fake of its geometry.
+  Tensor fresh = add(ctx, transpose(reals[0], 0, 1).value(), Scalar::integer(1)).value();
+  Tensor m = fallback_output({f}, reals, fresh, out_conv).value();
+  EXPECT_TRUE(m->fake);
+  EXPECT_NE(m->storage, f->storage);
+  EXPECT_EQ(m->geom.strides[0], 1);
+  EXPECT_EQ(m->geom.strides[1], 3);
+  EXPECT_EQ(m->storage->nbytes(), 24);
+}
+
 }  // namespace
 }  // namespace storcheck

@@ -36,6 +36,9 @@ std::string_view fault_name(Fault f) {
     case Fault::kLastSharerCopies: return "last_sharer_copies";
     case Fault::kMemoStrongRef: return "memo_strong_ref";
     case Fault::kFakeViewLosesAliasing: return "fake_view_loses_aliasing";
+    case Fault::kMetaOutplaceContiguous: return "meta_outplace_contiguous";
+    case Fault::kFallbackConvertsViews: return "fallback_converts_views";
+    case Fault::kFallbackRunsInplaceView: return "fallback_runs_inplace_view";
     case Fault::kHangInZero: return "hang_in_zero";
     case Fault::kCrashInFill: return "crash_in_fill";
     case Fault::kThrowInClone: return "throw_in_clone";

@@ -34,6 +34,14 @@ enum class Fault {
   /// Converting a second tensor of a storage gives it a fresh meta storage:
   /// a view loses its aliasing with the converted base (F2).
   kFakeViewLosesAliasing,
+  /// The meta rule of add/mul gives contiguous strides where eager keeps the
+  /// input's permuted layout (F6: fake execution differs from eager).
+  kMetaOutplaceContiguous,
+  /// The fallback converts an output that aliases an input into a fresh
+  /// fake tensor instead of raising (F7: the view loses its aliasing).
+  kFallbackConvertsViews,
+  /// inplace_view ops fall back like any other op (F7 says they never do).
+  kFallbackRunsInplaceView,
   // Harness faults (oracles/reference_backend.cpp): a backend that misbehaves
   // the way a broken LibTorch can, so tests can prove the harness copes.
   /// The reference backend hangs (sleeps an hour) in zero_: a per-program
@@ -51,7 +59,8 @@ enum class Fault {
 inline constexpr Fault kAllFaults[] = {
     Fault::kNone,         Fault::kTransposeSquareStrides, Fault::kRestoreOnlyInClone,
     Fault::kRehydrateFromOneView, Fault::kLastSharerCopies, Fault::kMemoStrongRef,
-    Fault::kFakeViewLosesAliasing, Fault::kHangInZero,
+    Fault::kFakeViewLosesAliasing, Fault::kMetaOutplaceContiguous, Fault::kFallbackConvertsViews,
+    Fault::kFallbackRunsInplaceView, Fault::kHangInZero,
     Fault::kCrashInFill,  Fault::kThrowInClone};
 
 /// True when the build has fault injection compiled in.

@@ -429,6 +429,8 @@ Result<Tensor> scalar_outplace(Context& ctx, const Tensor& t, const Scalar& s, B
   Geometry g = t->geom;
   g.itemsize = itemsize(r);
   iterator_output_strides(in, g.strides.data());
+  if (t->is_meta() && fault_active(Fault::kMetaOutplaceContiguous))
+    contiguous_strides(g.rank, g.sizes.data(), g.strides.data());
   auto out = new_tensor(ctx, g, r, name);
   if (!out.ok()) return out;
   Status st = check_compute_input(*t, name);

@@ -42,6 +42,10 @@ struct Capabilities {
   bool values = true;    ///< element bytes
   bool cow = true;       ///< is_cow, data_class, data_moved (LibTorch 2.3+ and the reference)
   bool cow_refs = false; ///< COW reference counts (the reference only)
+  /// Observes fake twins of the other backend's tensors (F6 cross-ref): the
+  /// fake flag and data pointers are not compared, and strides only on dims
+  /// of size > 1 (oracles/fake_twin_backend.cpp).
+  bool fake_twin = false;
   /// Why some fields are not observed ("" when all are), for reports.
   std::string_view skipped_note;
 };
@@ -72,12 +76,22 @@ class Backend {
   /// A finding of the crash-isolated unsafe mode after the last step ("" if
   /// none): see make_torch_cpu_backend(true).
   virtual std::string take_unsafe_finding() { return std::string(); }
+  /// A SEMANTICS rule the backend found broken at the last step ("" if
+  /// none), checked inside the backend: the fake twin's F7 fallback check.
+  virtual std::string take_invariant_finding() { return std::string(); }
   /// The reference's tensor bound to `v` (null when unbound, or for a
   /// backend that is not the reference): the meta/fake checks convert the
   /// reference's own tensors (harness/invariants.h kFakeAliasing).
   virtual const Tensor* reference_tensor(VarId v) const {
     (void)v;
     return nullptr;
+  }
+  /// Binds `v` to `t` (null unbinds it) in the reference; false for other
+  /// backends. The fake twin uses it to run a step on tensors of its choice.
+  virtual bool rebind(VarId v, Tensor t) {
+    (void)v;
+    (void)t;
+    return false;
   }
 };
 
@@ -91,6 +105,13 @@ std::unique_ptr<Backend> make_reference_backend();
 /// The reference with every lazy_clone replaced by an eager copy (C6:
 /// observationally equivalent); it reports no COW fields.
 std::unique_ptr<Backend> make_reference_eager_clone_backend();
+/// F6 cross-ref: runs each program on the reference's real tensors and, step
+/// by step, on fake twins (each factory's result converted by a fake
+/// converter); reports the twins' observations and the real run's resource
+/// limits. With `check_fallback`, every op on fakes also runs through the F7
+/// fallback and take_invariant_finding() reports where the fallback breaks
+/// F7's rules. See Note [Fake twin] in oracles/fake_twin_backend.cpp.
+std::unique_ptr<Backend> make_fake_twin_backend(bool check_fallback);
 /// Null when storcheck was built without LibTorch. With `eager_unsafe`, a
 /// step the backend refuses as S8, or a clone path it restores (R3), is also
 /// run on plain LibTorch in a forked child; a signal there is a finding

@@ -74,6 +74,12 @@ class ReferenceBackend final : public Backend {
     return &vars_[static_cast<size_t>(v)];
   }
 
+  bool rebind(VarId v, Tensor t) override {
+    if (v < 0 || static_cast<size_t>(v) >= vars_.size()) return false;
+    vars_[static_cast<size_t>(v)] = std::move(t);
+    return true;
+  }
+
   void observe(Observation* obs, const ObserveScope& scope = {}) override {
     obs->vars.resize(vars_.size());
     obs->cow_copies = cow_copies() - copies_at_begin_;

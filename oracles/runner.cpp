@@ -46,6 +46,24 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
   for (Backend* b : backends_) b->begin(program, limits_);
   for (Observation& o : obs_) o.vars.clear();  // a new program: nothing observed yet
   std::vector<char> bound(static_cast<size_t>(program.num_vars()), 0);
+  // Ends the run at step k + 1 with `m` between backends a and b.
+  auto diverge = [&](size_t k, std::string_view a, std::string_view b, Mismatch m) {
+    rep.diverged = true;
+    rep.divergence.step = static_cast<int64_t>(k + 1);
+    rep.divergence.backend_a = std::string(a);
+    rep.divergence.backend_b = std::string(b);
+    rep.divergence.mismatch = std::move(m);
+    rep.last = obs_;
+    return rep;
+  };
+  // A broken rule (field "invariant") or another finding of one backend.
+  auto finding = [](const char* field, std::string a, std::string b) {
+    Mismatch m;
+    m.field = field;
+    m.a = std::move(a);
+    m.b = std::move(b);
+    return m;
+  };
   if (hook) {
     before_ = Observation{};
     before_.vars.assign(static_cast<size_t>(program.num_vars()), VarObs{});
@@ -85,43 +103,25 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
     for (size_t b = 1; b < nb; ++b) {
       Mismatch m;
       if (!compare_observations(obs_[0], backends_[0]->capabilities(), obs_[b],
-                                backends_[b]->capabilities(), &m)) {
-        rep.diverged = true;
-        rep.divergence.step = static_cast<int64_t>(k + 1);
-        rep.divergence.backend_a = std::string(backends_[0]->name());
-        rep.divergence.backend_b = std::string(backends_[b]->name());
-        rep.divergence.mismatch = std::move(m);
-        rep.last = obs_;
-        return rep;
-      }
+                                backends_[b]->capabilities(), &m))
+        return diverge(k, backends_[0]->name(), backends_[b]->name(), std::move(m));
     }
     if (hook) {
       std::string why;
-      if (!hook(program, k, before_, obs_[0], &why)) {
-        rep.diverged = true;
-        rep.divergence.step = static_cast<int64_t>(k + 1);
-        rep.divergence.backend_a = std::string(backends_[0]->name());
-        rep.divergence.backend_b = "SEMANTICS";
-        rep.divergence.mismatch.field = "invariant";
-        rep.divergence.mismatch.a = why;
-        rep.divergence.mismatch.b = "";
-        rep.last = obs_;
-        return rep;
-      }
+      if (!hook(program, k, before_, obs_[0], &why))
+        return diverge(k, backends_[0]->name(), "SEMANTICS", finding("invariant", why, ""));
       before_ = obs_[0];
     }
     for (size_t b = 0; b < nb; ++b) {
-      std::string finding = backends_[b]->take_unsafe_finding();
-      if (finding.empty()) continue;
-      rep.diverged = true;
-      rep.divergence.step = static_cast<int64_t>(k + 1);
-      rep.divergence.backend_a = std::string(backends_[0]->name());
-      rep.divergence.backend_b = std::string(backends_[b]->name());
-      rep.divergence.mismatch.field = "eager_unsafe";
-      rep.divergence.mismatch.a = "(guarded)";
-      rep.divergence.mismatch.b = finding;
-      rep.last = obs_;
-      return rep;
+      std::string broken = backends_[b]->take_invariant_finding();
+      if (!broken.empty())
+        return diverge(k, backends_[b]->name(), "SEMANTICS", finding("invariant", broken, ""));
+    }
+    for (size_t b = 0; b < nb; ++b) {
+      std::string unsafe = backends_[b]->take_unsafe_finding();
+      if (!unsafe.empty())
+        return diverge(k, backends_[0]->name(), backends_[b]->name(),
+                       finding("eager_unsafe", "(guarded)", unsafe));
     }
     bool failed = obs_[0].error != ErrorKind::kNone;
     if (failed) ++rep.steps_failed;

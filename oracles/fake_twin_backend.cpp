@@ -1,0 +1,215 @@
+// The fake twin: each program on fake twins of the reference's real tensors,
+// for the F6 cross-ref (fake.crossref_matches_eager) and the F7 fallback
+// check (fake.fallback_rules).
+//
+// Note [Fake twin]
+// PyTorch's cross-ref mode runs every op twice, on real tensors and on their
+// fake conversions, and compares the outputs' metadata. The twin does the
+// same with three reference backends:
+// - `real_` runs the program on real tensors. Only its resource limits
+//   matter here: a step it rejects with kResourceLimit is rejected by the
+//   twin too (a fake run allocates nothing, so it cannot know), and the
+//   step's output stays unbound on both sides.
+// - `fakes_` holds the twins. A factory runs there for real and its result
+//   is replaced by its conversion (a fake converter, F1); every other step
+//   then runs on the fakes through the meta rules (Note [Meta execution] in
+//   impl/ops.cpp). Its observations are the twin's: the Runner compares them
+//   with the reference's real run under Capabilities::fake_twin (sizes,
+//   strides on dims of size > 1, offset, dtype, device, storage nbytes,
+//   aliasing, identity, versions and errors; F6).
+// - `zeros_` (with check_fallback) runs each op a second time through the
+//   F7 fallback: on zeros of the fakes' geometry (impl/fake.h
+//   fallback_inputs), its output mapped back by fallback_output. Where the
+//   meta rule and the fallback must agree (a fresh output's metadata, an
+//   output identical to an input, the same error), or where the fallback
+//   must raise (an output that is a view; inplace_view ops), a difference is
+//   reported through take_invariant_finding().
+// Programs with storage or conversion steps are not cross-ref programs: the
+// twin runs them, but their observations are not meant to agree. Nor is who
+// owns the data (C7): lazy_clone of a from_blob tensor raises on eager and
+// not on its fake twin, which has no data.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "impl/fake.h"
+#include "impl/tensor.h"
+#include "oracles/backend.h"
+
+namespace storcheck {
+
+namespace {
+
+/// The fallback's zeros may be as large as one tensor may be, but their
+/// total is not the program's: each is freed after its step.
+constexpr int64_t kUnboundedTotal = int64_t{1} << 50;
+
+class FakeTwinBackend final : public Backend {
+ public:
+  explicit FakeTwinBackend(bool check_fallback)
+      : real_(make_reference_backend()),
+        fakes_(make_reference_backend()),
+        zeros_(make_reference_backend()),
+        check_fallback_(check_fallback) {}
+
+  std::string_view name() const override { return check_fallback_ ? "fake_fallback" : "fake_twin"; }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.values = false;
+    c.cow = false;
+    c.fake_twin = true;
+    c.skipped_note =
+        "fake twins: no values, data pointers or COW state; strides compared on dims of size > 1 "
+        "(F6)";
+    return c;
+  }
+
+  void begin(const Program& program, const Limits& limits) override {
+    real_->begin(program, limits);
+    Limits relaxed = limits;
+    relaxed.max_program_bytes = kUnboundedTotal;
+    fakes_->begin(program, relaxed);
+    zeros_->begin(program, relaxed);
+    conv_ = MetaConverter(/*fake=*/true);
+    fallback_conv_ = MetaConverter(/*fake=*/true);
+    zero_ctx_ = Context{};
+    zero_ctx_.budget.max_tensor_bytes = limits.max_tensor_bytes;
+    zero_ctx_.budget.max_total_bytes = kUnboundedTotal;
+    finding_.clear();
+  }
+
+  Error run_step(const Step& s) override {
+    Error real = real_->run_step(s);
+    const OpCategory cat = s.info().category;
+    std::optional<Result<Tensor>> fallback;
+    std::vector<Tensor> fakes;
+    if (check_fallback_ && real.kind != ErrorKind::kResourceLimit && fallback_applies(cat))
+      fallback = run_fallback(s, &fakes);
+    Error fake = fakes_->run_step(s);  // the meta rules
+    if (real.kind == ErrorKind::kResourceLimit) {
+      if (s.out != kNoVar) fakes_->rebind(s.out, nullptr);
+      return real;
+    }
+    if (fallback) compare_fallback(s, fakes, *fallback, fake);
+    if (cat == OpCategory::kFactory && fake.kind == ErrorKind::kNone && s.out != kNoVar) {
+      Result<Tensor> twin = conv_.convert(*fakes_->reference_tensor(s.out));  // F1
+      if (!twin.ok()) return twin.error();
+      fakes_->rebind(s.out, std::move(twin).value());
+    }
+    return fake;
+  }
+
+  void observe(Observation* obs, const ObserveScope& scope = {}) override {
+    fakes_->observe(obs, scope);
+  }
+
+  std::string take_invariant_finding() override { return std::exchange(finding_, {}); }
+
+ private:
+  static bool fallback_applies(OpCategory c) {
+    return c == OpCategory::kView || c == OpCategory::kInplace || c == OpCategory::kInplaceView ||
+           c == OpCategory::kCompute;
+  }
+
+  /// F7: step `s` through the fallback, on zeros of the current fakes (the
+  /// step's tensor inputs, left in *fakes). Nothing when the fallback cannot
+  /// be compared: an input is not fake, or the zeros are too large to make.
+  std::optional<Result<Tensor>> run_fallback(const Step& s, std::vector<Tensor>* fakes) {
+    std::vector<VarId> vars;
+    for (int k = 0; k < s.nargs; ++k) {
+      if (s.args[k].kind != ArgKind::kVar) continue;
+      const Tensor* f = fakes_->reference_tensor(s.args[k].var);
+      if (!f || !*f || !(*f)->fake) return std::nullopt;
+      fakes->push_back(*f);
+      vars.push_back(s.args[k].var);
+    }
+    if (fakes->empty()) return std::nullopt;
+    Status allowed =
+        fallback_allowed(s.info().name, s.info().category == OpCategory::kInplaceView);
+    if (!allowed.ok()) return Result<Tensor>(allowed.error());
+    Result<std::vector<Tensor>> reals = fallback_inputs(zero_ctx_, *fakes);
+    if (!reals.ok()) return std::nullopt;
+    for (size_t k = 0; k < vars.size(); ++k) zeros_->rebind(vars[k], reals.value()[k]);
+    Error e = zeros_->run_step(s);
+    Tensor out;
+    if (e.kind == ErrorKind::kNone && s.out != kNoVar) out = *zeros_->reference_tensor(s.out);
+    for (VarId v : vars) zeros_->rebind(v, nullptr);
+    if (s.out != kNoVar) zeros_->rebind(s.out, nullptr);
+    if (e.kind == ErrorKind::kResourceLimit) return std::nullopt;
+    if (e.kind != ErrorKind::kNone) return Result<Tensor>(e);
+    return fallback_output(*fakes, reals.value(), out, fallback_conv_);
+  }
+
+  /// F7's rules for the fallback's result `fb` beside the meta rule's
+  /// outcome `meta` of step `s`; a broken rule becomes finding_.
+  void compare_fallback(const Step& s, const std::vector<Tensor>& fakes, const Result<Tensor>& fb,
+                        const Error& meta) {
+    const std::string op(s.info().name);
+    auto outcome = [](const Result<Tensor>& r) {
+      return r.ok() ? std::string("succeeds") : "raises " + std::string(error_kind_name(r.error().kind));
+    };
+    if (s.info().category == OpCategory::kInplaceView) {  // never falls back
+      if (fb.ok() || fb.error().kind != ErrorKind::kUnsupportedFakeTensor)
+        finding_ = "F7: " + op + " is tagged inplace_view, but its fallback " + outcome(fb) +
+                   " instead of raising unsupported_fake_tensor";
+      return;
+    }
+    if (meta.kind != ErrorKind::kNone) {
+      if (fb.ok() || fb.error().kind != meta.kind)
+        finding_ = "F7: " + op + ": the meta rule raises " +
+                   std::string(error_kind_name(meta.kind)) + ", the fallback " + outcome(fb);
+      return;
+    }
+    const Tensor* m = s.out == kNoVar ? &fakes[0] : fakes_->reference_tensor(s.out);
+    if (!m || !*m) return;
+    bool identical = false, aliases = false;
+    for (const Tensor& f : fakes) {
+      identical |= f == *m;
+      aliases |= f->storage == (*m)->storage;
+    }
+    if (identical) {
+      if (!fb.ok() || fb.value() != *m)
+        finding_ = "F7: " + op + ": the output is an input, but the fallback " +
+                   (fb.ok() ? std::string("returns another tensor") : outcome(fb));
+      return;
+    }
+    if (aliases) {
+      if (fb.ok() || fb.error().kind != ErrorKind::kUnsupportedFakeTensor)
+        finding_ = "F7: " + op + ": the output aliases an input, but the fallback " +
+                   (fb.ok() ? std::string("returns a fake tensor with a storage of its own")
+                            : outcome(fb)) + " instead of raising unsupported_fake_tensor";
+      return;
+    }
+    if (!fb.ok()) {
+      finding_ = "F7: " + op + ": the output is fresh, but the fallback " + outcome(fb) + " (" +
+                 fb.error().message + ")";
+      return;
+    }
+    const TensorImpl& a = **m;
+    const TensorImpl& b = *fb.value();
+    bool same = a.geom.rank == b.geom.rank && a.geom.sizes == b.geom.sizes &&
+                a.geom.strides == b.geom.strides && a.geom.offset == b.geom.offset &&
+                a.dtype == b.dtype && a.fake == b.fake && a.storage->nbytes() == b.storage->nbytes();
+    if (!same)
+      finding_ = "F7: " + op + ": the fallback's output (sizes " + format_sizes(b.geom) +
+                 ", strides " + format_strides(b.geom) + ", offset " + std::to_string(b.geom.offset) +
+                 ", " + std::to_string(b.storage->nbytes()) + " bytes) differs from the meta rule's (sizes " +
+                 format_sizes(a.geom) + ", strides " + format_strides(a.geom) + ", offset " +
+                 std::to_string(a.geom.offset) + ", " + std::to_string(a.storage->nbytes()) + " bytes)";
+  }
+
+  std::unique_ptr<Backend> real_, fakes_, zeros_;
+  MetaConverter conv_{true}, fallback_conv_{true};
+  Context zero_ctx_;
+  std::string finding_;
+  bool check_fallback_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_fake_twin_backend(bool check_fallback) {
+  return std::make_unique<FakeTwinBackend>(check_fallback);
+}
+
+}  // namespace storcheck

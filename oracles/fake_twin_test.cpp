@@ -1,0 +1,122 @@
+// The fake twin (oracles/fake_twin_backend.cpp): F6 cross-ref of fake
+// execution against eager, and the F7 fallback check.
+#include <gtest/gtest.h>
+
+#include "impl/fault.h"
+#include "oracles/runner.h"
+#include "program/text_format.h"
+
+namespace storcheck {
+namespace {
+
+Program parse_ok(const std::string& text) {
+  ParseResult r = parse_program(text);
+  EXPECT_TRUE(r.ok()) << r.error.to_string();
+  return r.program;
+}
+
+struct FaultScope {
+  explicit FaultScope(Fault f) : on(set_active_fault(f)) {}
+  ~FaultScope() { set_active_fault(Fault::kNone); }
+  bool on;
+};
+
+/// Runs `text` on the reference and its fake twin; with `check_fallback`,
+/// on the twin alone (the fallback's findings, not the cross-ref's).
+RunReport crossref(const std::string& text, bool check_fallback = false, Limits limits = {}) {
+  static Program p;  // the Runner's backends keep a pointer until the next begin
+  p = parse_ok(text);
+  auto eager = make_reference_backend();
+  auto twin = make_fake_twin_backend(check_fallback);
+  std::vector<Backend*> list{eager.get(), twin.get()};
+  if (check_fallback) list = {twin.get()};
+  Runner r(list, limits);
+  return r.run(p, /*keep_trace=*/true);
+}
+
+TEST(FakeTwin, ViewsWritesAndComputeMatchEagerMetadataF6) {
+  RunReport rep = crossref(
+      "t0 = arange [3,4] f32\nt1 = transpose t0 0 1\nadd_ t1 1\nt2 = add t1 2\n"
+      "t3 = contiguous t0\nt4 = expand t0 [2,3,4]\nt5 = clone t4\nt6 = sum t1\n"
+      "add_ t4 3\nt7 = to t1 i64\nresize_ t7 [20]\n");
+  EXPECT_FALSE(rep.diverged) << rep.divergence.to_string(Program{});
+  EXPECT_EQ(rep.steps_run, 11);
+  // Errors are compared too: add_ on an expanded tensor raises internal
+  // overlap on both (F9).
+  ASSERT_EQ(rep.trace[8].errors.size(), 2u);
+  EXPECT_EQ(rep.trace[8].errors[0], ErrorKind::kInternalOverlap);
+  EXPECT_EQ(rep.trace[8].errors[1], ErrorKind::kInternalOverlap);
+  const VarObs& t2 = rep.last[1].vars[2];
+  EXPECT_TRUE(t2.fake);
+  EXPECT_EQ(t2.device, Device::kCpu) << "a fake reports the real device (F1)";
+  EXPECT_FALSE(t2.values_known);
+  EXPECT_EQ(t2.strides[0], 1);
+  EXPECT_EQ(t2.strides[1], 4) << "add keeps the transposed layout, as eager does";
+}
+
+TEST(FakeTwin, RealResourceLimitsAreTheTwinsToo) {
+  Limits small;
+  small.max_tensor_bytes = 64;
+  RunReport rep = crossref("t0 = zeros [4,4] f32\nt1 = expand t0 [2,4,4]\nt2 = clone t1\n", false, small);
+  EXPECT_FALSE(rep.diverged);
+  ASSERT_EQ(rep.trace.size(), 3u);
+  EXPECT_EQ(rep.trace[2].errors[0], ErrorKind::kResourceLimit);
+  EXPECT_EQ(rep.trace[2].errors[1], ErrorKind::kResourceLimit)
+      << "the fake run allocates nothing, so the real run's limit decides";
+  EXPECT_FALSE(rep.last[1].vars[2].live);
+}
+
+TEST(FakeTwin, PlantedMetaStridesBugIsADivergenceOnDimsOfSizeAboveOne) {
+  if (!fault_injection_available()) GTEST_SKIP() << "needs -DSTORCHECK_FAULT_INJECTION=ON";
+  FaultScope f(Fault::kMetaOutplaceContiguous);
+  RunReport rep = crossref("t0 = arange [2,3] f32\nt1 = t t0\nt2 = mul t1 2\n");
+  ASSERT_TRUE(rep.diverged);
+  EXPECT_EQ(rep.divergence.step, 3);
+  EXPECT_EQ(rep.divergence.mismatch.field, "strides");
+  EXPECT_EQ(rep.divergence.mismatch.a, "[1, 3]");
+  EXPECT_EQ(rep.divergence.mismatch.b, "[2, 1]");
+  // A size-1 dim's stride is not compared (F6): [1,3] -> t: [3,1] strides [1,3].
+  RunReport ones = crossref("t0 = arange [1,3] f32\nt1 = t t0\nt2 = mul t1 2\n");
+  EXPECT_FALSE(ones.diverged) << "strides of size-1 dims differ only";
+}
+
+TEST(FakeTwin, FallbackAgreesWithMetaRulesF7) {
+  RunReport rep = crossref(
+      "t0 = arange [3,4] f32\nt1 = transpose t0 0 1\nt2 = add t1 1\nadd_ t1 1\n"
+      "t3 = contiguous t2\nt4 = view t0 [12]\ntranspose_ t1 0 1\ncopy_ t0 t1\n"
+      "t5 = view t1 [5]\nfill_ t0 300\nt6 = to t0 u8\n",
+      /*check_fallback=*/true);
+  EXPECT_FALSE(rep.diverged) << rep.divergence.mismatch.a;
+  EXPECT_EQ(rep.steps_run, 11);
+  EXPECT_EQ(rep.trace[7].errors[0], ErrorKind::kNone);
+  EXPECT_EQ(rep.trace[8].errors[0], ErrorKind::kShapeMismatch) << "the meta rule and the fallback raise alike";
+}
+
+/// The fallback twin's finding for `text` under `fault`: at `step`, the
+/// rule's message starting with `finding`.
+void expect_fallback_finding(Fault fault, const std::string& text, int64_t step,
+                             const std::string& finding) {
+  FaultScope f(fault);
+  RunReport rep = crossref(text, /*check_fallback=*/true);
+  ASSERT_TRUE(rep.diverged) << fault_name(fault);
+  EXPECT_EQ(rep.divergence.step, step);
+  EXPECT_EQ(rep.divergence.mismatch.field, "invariant");
+  EXPECT_EQ(rep.divergence.mismatch.a.substr(0, finding.size()), finding);
+}
+
+TEST(FakeTwin, FallbackRulesAreCheckedF7) {
+  if (!fault_injection_available()) GTEST_SKIP() << "needs -DSTORCHECK_FAULT_INJECTION=ON";
+  expect_fallback_finding(Fault::kFallbackConvertsViews, "t0 = arange [6] f32\nt1 = view t0 [2,3]\n", 2,
+                          "F7: view: the output aliases an input, but the fallback returns a fake "
+                          "tensor with a storage of its own instead of raising "
+                          "unsupported_fake_tensor");
+  expect_fallback_finding(Fault::kFallbackRunsInplaceView, "t0 = arange [2,3] f32\nt_ t0\n", 2,
+                          "F7: t_ is tagged inplace_view, but its fallback succeeds instead of "
+                          "raising unsupported_fake_tensor");
+  expect_fallback_finding(Fault::kMetaOutplaceContiguous,
+                          "t0 = arange [2,3] f32\nt1 = t t0\nt2 = add t1 1\n", 3,
+                          "F7: add: the fallback's output (sizes [3, 2], strides [1, 3]");
+}
+
+}  // namespace
+}  // namespace storcheck
