@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "generators/program_gen.h"
+#include "harness/fuzz/parser_roundtrip.h"  // FuzzOutcome, check_parser_roundtrip
 #include "harness/verdict.h"
 #include "program/ir.h"
 #include "program/limits.h"
@@ -48,12 +49,6 @@ const FuzzTarget* find_fuzz_target(std::string_view name);
 /// The parse limits of the program targets (Note [What a fuzz input is]).
 Limits fuzz_parse_limits();
 
-enum class FuzzOutcome {
-  kRejected,  ///< not a program of this target: the entry point returns -1
-  kPassed,    ///< judged, no failure (a known divergence passes)
-  kFinding,   ///< a divergence or a broken invariant: the entry point aborts
-};
-
 struct FuzzResult {
   FuzzOutcome outcome = FuzzOutcome::kRejected;
   std::string reject_reason;  ///< kRejected: the parse error or the foreign op
@@ -73,12 +68,6 @@ class FuzzHarness {
   const FuzzTarget& target_;
   Judge judge_;
 };
-
-/// The parser target's check: bytes either fail to parse, or parse to a
-/// program that validates and whose print parses back to the same program
-/// and prints the same text. Returns kRejected or kPassed; kFinding (with
-/// *why) when a round trip breaks.
-FuzzOutcome check_parser_roundtrip(std::string_view bytes, std::string* why);
 
 /// The report a program target prints before it aborts on a finding: a
 /// header naming the target and the failure, the `storcheck repro` report
