@@ -31,7 +31,16 @@
 #    which link Debian's LibTorch.
 set -euo pipefail
 
-ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
+# The checkout: ClusterFuzzLite runs a copy of this script as $SRC/build.sh
+# from the Dockerfile's WORKDIR ($SRC/storcheck); run from elsewhere, it is
+# the folder above .clusterfuzzlite/.
+if [[ -f "$PWD/.clusterfuzzlite/build.sh" ]]; then
+  ROOT=$PWD
+else
+  ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
+fi
+[[ -f "$ROOT/CMakeLists.txt" && -d "$ROOT/corpus" ]] ||
+  { echo "build.sh: no storcheck checkout at '$ROOT' (run it from the checkout's root)" >&2; exit 2; }
 : "${CXX:?build.sh: CXX is not set (the ClusterFuzzLite environment sets it)}"
 : "${LIB_FUZZING_ENGINE:?build.sh: LIB_FUZZING_ENGINE is not set}"
 : "${OUT:?build.sh: OUT is not set}"

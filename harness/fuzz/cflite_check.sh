@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs .clusterfuzzlite/build.sh as ClusterFuzzLite does (ctest
-# fuzz.cflite.build_sh): CC/CXX clang 14, CFLAGS/CXXFLAGS with ASan and
+# fuzz.cflite.build_sh): a copy as $SRC/build.sh, run from the checkout's
+# root, with CC/CXX clang 14, CFLAGS/CXXFLAGS with ASan and
 # -fsanitize=fuzzer-no-link, LIB_FUZZING_ENGINE=-fsanitize=fuzzer, and OUT,
 # SRC, WORK in a scratch folder. Then checks that $OUT holds, for each
 # target, the binary, T_seed_corpus.zip (every file of corpus/T/), T.dict
-# and T.options naming that dict, and that the binary runs its unzipped seeds and 10 mutated inputs
-# (-runs=SEEDS+10) with exit 0.
+# and T.options naming that dict, and that the binary runs its unzipped
+# seeds and 10 mutated inputs (-runs=SEEDS+10) with exit 0.
 #
 # Only program_parser_fuzzer by default: it links the program layer alone,
 # so the build is a few files and the check takes seconds. The program
@@ -24,9 +25,12 @@ rm -rf "$scratch/out" "$scratch/seeds"
 mkdir -p "$scratch/out" "$scratch/work" "$scratch/src" "$scratch/seeds"
 log="$scratch/build.log"
 flags="-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link"
-if ! env CC=clang-14 CXX=clang++-14 CFLAGS="$flags" CXXFLAGS="$flags" \
+# As the Dockerfile lays it out: the script copied to $SRC/build.sh and run
+# from the checkout's root (the image's WORKDIR).
+cp "$ROOT/.clusterfuzzlite/build.sh" "$scratch/src/build.sh"
+if ! (cd "$ROOT" && env CC=clang-14 CXX=clang++-14 CFLAGS="$flags" CXXFLAGS="$flags" \
   LIB_FUZZING_ENGINE=-fsanitize=fuzzer OUT="$scratch/out" WORK="$scratch/work" SRC="$scratch/src" \
-  STORCHECK_CFLITE_TARGETS="$targets" "$ROOT/.clusterfuzzlite/build.sh" >"$log" 2>&1; then
+  STORCHECK_CFLITE_TARGETS="$targets" bash -eu "$scratch/src/build.sh") >"$log" 2>&1; then
   tail -30 "$log" >&2
   fail "build.sh exited non-zero (log: $log)"
 fi
