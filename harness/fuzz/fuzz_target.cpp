@@ -105,10 +105,13 @@ std::string FuzzHarness::oversized_split(const Program& p) {
   auto splits = [](const Step& s) {
     return s.op == OpId::kSplit || s.op == OpId::kChunk || s.op == OpId::kUnbind;
   };
-  if (std::none_of(p.steps.begin(), p.steps.end(), splits)) return why;  // most programs
+  // Only the steps up to the last split, chunk or unbind matter; none: no run.
+  auto last = std::find_if(p.steps.rbegin(), p.steps.rend(), splits);
+  if (last == p.steps.rend()) return why;
+  const size_t end = p.steps.size() - static_cast<size_t>(last - p.steps.rbegin());
   probe_->begin(p, Limits{});
   std::vector<char> bound(static_cast<size_t>(p.num_vars()), 0);
-  for (size_t k = 0; k < p.steps.size() && why.empty(); ++k) {
+  for (size_t k = 0; k < end && why.empty(); ++k) {
     const Step& s = p.steps[k];
     bool skip = false;
     for (int a = 0; a < s.nargs; ++a)
