@@ -118,7 +118,7 @@ plant_flag=()
 ntargets=$(wc -w <<<"$targets")
 share=$(awk "BEGIN{s=int($minutes*60/$ntargets); print (s<5?5:s)}")
 progress="$out/progress.tsv"
-echo -e "elapsed_s\ttarget\tcov\tft\texec_per_s\tcorpus\tcrashes" >"$progress"
+echo -e "elapsed_s\ttarget\tcov\tft\texec_per_s\tcorpus\tcrash_files" >"$progress"
 t_night=$(date +%s)
 
 # The last libFuzzer status line of a log, as "cov ft exec/s corp crashes".
@@ -135,28 +135,58 @@ last_stats() {
     print cov, ft, eps, corp, crash }'
 }
 
+# Note [Progress in fork mode]
+# libFuzzer's fork mode prints a status line only when a job ends, and job N
+# runs min(N, 300) seconds: late in a night the parent's line can be minutes
+# old. So the progress line, every 25 to 30 s, takes
+# 1) exec/s from the jobs running now: the sum of the last status line of
+#    each job log (TMPDIR/libFuzzerTemp.FuzzWithFork*.dir/N.log) written in
+#    the last 30 s; the parent's figure until a job has printed one;
+# 2) coverage, features and corpus from the parent (merged at each job's
+#    end), with the age of that line;
+# 3) findings from the crash folder, where a job writes each at once.
+# The line before the first job has printed anything: zeros.
+
+# The sum of the exec/s of the job logs under $1 written since file $2.
+live_execs() {
+  find "$1" -name '*.log' -newer "$2" 2>/dev/null | while read -r f; do
+    grep -aE '^#[0-9]+.*exec/s: [0-9]+' "$f" | tail -1 || true
+  done | awk '{ for (i = 1; i < NF; i++) if ($i == "exec/s:") s += $(i+1) } END { print s + 0 }'
+}
+
 declare -A EXECS COV FT CORPUS_BEFORE CORPUS_AFTER CRASHES NEWFILES
 for t in $targets; do
   work="$out/work/$t"
-  mkdir -p "$work" "$out/crashes/$t"
+  jobtmp="$out/work/$t.jobs"
+  mkdir -p "$work" "$jobtmp" "$out/crashes/$t"
   cp -p "$corpus_root/$t"/* "$work/"
   CORPUS_BEFORE[$t]=$(find "$corpus_root/$t" -maxdepth 1 -type f | wc -l)
   flog="$out/logs/$t.log"
   log "fuzzing $t for ${share}s with $jobs jobs"
-  "$BUILD/$t" -fork="$jobs" -ignore_crashes=1 -max_total_time="$share" -timeout=10 \
+  # TMPDIR: libFuzzer puts its jobs' folders and logs there (Note [Progress in fork mode]).
+  TMPDIR="$jobtmp" "$BUILD/$t" -fork="$jobs" -ignore_crashes=1 -max_total_time="$share" -timeout=10 \
     -rss_limit_mb=4096 -max_len=4096 -dict=harness/fuzz/storcheck.dict -print_final_stats=1 \
     -artifact_prefix="$out/crashes/$t/" "${plant_flag[@]}" "$work" >"$flog" 2>&1 &
   pid=$!
   t0=$(date +%s)
-  next_report=$((t0 + 30))
+  next_report=$((t0 + 25))
+  stats_at=$t0
+  prev_stats=""
   while kill -0 "$pid" 2>/dev/null; do
     sleep 5
     now=$(date +%s)
-    read -r cov ft eps corp crash <<<"$(last_stats "$flog")" || true
-    echo -e "$((now - t_night))\t$t\t${cov:-0}\t${ft:-0}\t${eps:-0}\t${corp:-0}\t${crash:-0}" >>"$progress"
+    stats=$(last_stats "$flog" || true)
+    if [[ "$stats" != "$prev_stats" ]]; then stats_at=$now; prev_stats=$stats; fi
+    read -r cov ft eps corp crash <<<"$stats" || true
+    touch -d "@$((now - 30))" "$jobtmp/.since"
+    live=$(live_execs "$jobtmp" "$jobtmp/.since" || true)
+    if ((${live:-0} > 0)); then eps=$live; fi
+    found=$(find "$out/crashes/$t" -maxdepth 1 -type f | wc -l)
+    echo -e "$((now - t_night))\t$t\t${cov:-0}\t${ft:-0}\t${eps:-0}\t${corp:-0}\t$found" >>"$progress"
     if ((now >= next_report)); then
-      log "$t: $((now - t0))s of ${share}s, ${eps:-0} exec/s, cov ${cov:-0}, ft ${ft:-0}, corpus ${corp:-0}, crashes ${crash:-0}"
-      next_report=$((now + 30))
+      log "$t: $((now - t0))s of ${share}s, ${eps:-0} exec/s, cov ${cov:-0}, ft ${ft:-0}," \
+        "corpus ${corp:-0} (merged $((now - stats_at))s ago), findings $found"
+      next_report=$((now + 25))
     fi
   done
   wait "$pid" || true

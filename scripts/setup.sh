@@ -16,6 +16,9 @@ PACKAGES=(
   ccache
   clang                # libFuzzer targets (-fsanitize=fuzzer)
   libclang-rt-14-dev   # libFuzzer and sanitizer runtimes for clang 14
+  afl++                # AFL++ (afl-clang-fast++, afl-fuzz): scripts/afl-smoke.sh
+  zip                  # seed corpora zipped for ClusterFuzzLite (.clusterfuzzlite/build.sh)
+  unzip
   librapidcheck-dev    # property-based testing
   libtorch-dev         # LibTorch 1.13 (CPU) for the oracles
   libgtest-dev         # GoogleTest

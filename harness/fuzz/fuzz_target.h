@@ -13,20 +13,33 @@
 //    every backend compared after every step, then every SEMANTICS
 //    invariant on the reference, known divergences excused) under the
 //    default run-time Limits, so a finding replays with `storcheck repro`.
+// 4) A program with a split, chunk or unbind step that would produce more
+//    than kFuzzMaxSplitResults results is rejected before any backend runs
+//    it: the reference runs the program alone first, without observing,
+//    and the count comes from its shapes. Each result is a tensor in every
+//    backend, so one such step on a meta tensor of huge sizes (up to the
+//    kMaxSplitResults that repro allows) costs seconds under ASan, where a
+//    whole program otherwise costs about a millisecond; the split code is
+//    the same loop for 256 results as for 65,536.
 // Parsing is tighter than repro's (fewer steps, smaller factories) to keep
-// the cost per input low; whatever parses here parses there too.
+// the cost per input low; whatever parses here parses there too, and
+// whatever is judged here is judged the same way there.
 //
 //   FuzzHarness h(*find_fuzz_target("views_fuzzer"));
 //   FuzzResult r = h.run("t0 = arange [3,4] f32\nt1 = t t0\n");
 //   if (r.outcome == FuzzOutcome::kFinding) std::cerr << r.verdict.what;
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "generators/program_gen.h"
+#include "harness/fuzz/parser_roundtrip.h"  // FuzzOutcome, check_parser_roundtrip
 #include "harness/verdict.h"
+#include "oracles/backend.h"
 #include "program/ir.h"
 #include "program/limits.h"
 
@@ -48,12 +61,6 @@ const FuzzTarget* find_fuzz_target(std::string_view name);
 /// The parse limits of the program targets (Note [What a fuzz input is]).
 Limits fuzz_parse_limits();
 
-enum class FuzzOutcome {
-  kRejected,  ///< not a program of this target: the entry point returns -1
-  kPassed,    ///< judged, no failure (a known divergence passes)
-  kFinding,   ///< a divergence or a broken invariant: the entry point aborts
-};
-
 struct FuzzResult {
   FuzzOutcome outcome = FuzzOutcome::kRejected;
   std::string reject_reason;  ///< kRejected: the parse error or the foreign op
@@ -63,6 +70,10 @@ struct FuzzResult {
 
 /// Runs fuzz inputs of one program target; backends (LibTorch included) are
 /// made once. Single threaded.
+/// Most results one split, chunk or unbind step of a fuzz input may produce
+/// (Note [What a fuzz input is] 4); `storcheck repro` allows kMaxSplitResults.
+inline constexpr int64_t kFuzzMaxSplitResults = 256;
+
 class FuzzHarness {
  public:
   explicit FuzzHarness(const FuzzTarget& target);
@@ -70,15 +81,13 @@ class FuzzHarness {
   const FuzzTarget& target() const { return target_; }
 
  private:
+  /// Note [What a fuzz input is] 4): "" or why `p` is rejected.
+  std::string oversized_split(const Program& p);
+
   const FuzzTarget& target_;
   Judge judge_;
+  std::unique_ptr<Backend> probe_;  ///< a reference of its own, for 4)
 };
-
-/// The parser target's check: bytes either fail to parse, or parse to a
-/// program that validates and whose print parses back to the same program
-/// and prints the same text. Returns kRejected or kPassed; kFinding (with
-/// *why) when a round trip breaks.
-FuzzOutcome check_parser_roundtrip(std::string_view bytes, std::string* why);
 
 /// The report a program target prints before it aborts on a finding: a
 /// header naming the target and the failure, the `storcheck repro` report

@@ -51,6 +51,40 @@ TEST(FuzzHarness, RejectsAnOpOutsideTheTargetsArea) {
   EXPECT_EQ(cow.run("t0 = arange [2] f32\nt1 = lazy_clone t0\n").outcome, FuzzOutcome::kPassed);
 }
 
+// Note [What a fuzz input is] 4).
+TEST(FuzzHarness, RejectsASplitIntoMoreResultsThanTheFuzzLimit) {
+  FuzzHarness views(*find_fuzz_target("views_fuzzer"));
+  FuzzResult r = views.run("t0 = arange [1000] f32\nt1 = split t0 1 0 3\n");
+  EXPECT_EQ(r.outcome, FuzzOutcome::kRejected);
+  EXPECT_EQ(r.reject_reason,
+            "step 2 (split) would produce 1000 results, more than the fuzz limit of 256");
+  r = views.run("t0 = arange [300] f32\nt1 = unbind t0 0 0\n");
+  EXPECT_EQ(r.reject_reason,
+            "step 2 (unbind) would produce 300 results, more than the fuzz limit of 256");
+  // chunk 1000 of 600 elements: chunks of 1, 600 results.
+  r = views.run("t0 = arange [600] f32\nt1 = chunk t0 1000 0 0\n");
+  EXPECT_EQ(r.reject_reason,
+            "step 2 (chunk) would produce 600 results, more than the fuzz limit of 256");
+  // The shapes are the reference's: a meta tensor of huge sizes.
+  FuzzHarness fake(*find_fuzz_target("fake_fuzzer"));
+  r = fake.run("t0 = zeros [2,3] f64\nt1 = meta t0\nresize_ t1 [100000,100000]\n"
+               "t2 = split t1 2 1 1\n");
+  EXPECT_EQ(r.reject_reason,
+            "step 4 (split) would produce 50000 results, more than the fuzz limit of 256");
+}
+
+TEST(FuzzHarness, JudgesSplitsUpToTheFuzzLimitAndSkipsAsTheRunnerDoes) {
+  FuzzHarness h(*find_fuzz_target("views_fuzzer"));
+  FuzzResult r = h.run("t0 = arange [256] f32\nt1 = split t0 1 0 255\n");
+  EXPECT_EQ(r.outcome, FuzzOutcome::kPassed) << r.reject_reason << r.verdict.what;
+  // chunk 1000 of 200 elements: 200 results.
+  r = h.run("t0 = arange [200] f32\nt1 = chunk t0 1000 0 0\n");
+  EXPECT_EQ(r.outcome, FuzzOutcome::kPassed) << r.reject_reason << r.verdict.what;
+  // t1 fails (1000 elements do not view as [3,5]), so the split reading it is skipped.
+  r = h.run("t0 = arange [1000] f32\nt1 = view t0 [3,5]\nt2 = split t1 1 0 0\n");
+  EXPECT_EQ(r.outcome, FuzzOutcome::kPassed) << r.reject_reason << r.verdict.what;
+}
+
 TEST(FuzzHarness, PassesAProgramThatAgrees) {
   FuzzHarness h(*find_fuzz_target("shrink_fuzzer"));
   FuzzResult r = h.run("t0 = arange [2,3] f32\nt1 = transpose t0 0 1\nshrink t0\nt2 = clone t1\n");

@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "harness/fuzz/fuzz_target.h"
+#include "harness/fuzz/parser_roundtrip.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string why;
