@@ -36,6 +36,7 @@ std::string_view fault_name(Fault f) {
     case Fault::kLastSharerCopies: return "last_sharer_copies";
     case Fault::kMemoStrongRef: return "memo_strong_ref";
     case Fault::kFakeViewLosesAliasing: return "fake_view_loses_aliasing";
+    case Fault::kSparseFakeSwapsDims: return "sparse_fake_swaps_dims";
     case Fault::kHangInZero: return "hang_in_zero";
     case Fault::kCrashInFill: return "crash_in_fill";
     case Fault::kThrowInClone: return "throw_in_clone";

@@ -34,6 +34,10 @@ enum class Fault {
   /// Converting a second tensor of a storage gives it a fresh meta storage:
   /// a view loses its aliasing with the converted base (F2).
   kFakeViewLosesAliasing,
+  /// Sparse conversion swaps sparse_dim and dense_dim: the meta or fake
+  /// tensor of a sparse tensor reports the real one's dense_dim as its
+  /// sparse_dim and the other way round (F4).
+  kSparseFakeSwapsDims,
   // Harness faults (oracles/reference_backend.cpp): a backend that misbehaves
   // the way a broken LibTorch can, so tests can prove the harness copes.
   /// The reference backend hangs (sleeps an hour) in zero_: a per-program
@@ -51,7 +55,7 @@ enum class Fault {
 inline constexpr Fault kAllFaults[] = {
     Fault::kNone,         Fault::kTransposeSquareStrides, Fault::kRestoreOnlyInClone,
     Fault::kRehydrateFromOneView, Fault::kLastSharerCopies, Fault::kMemoStrongRef,
-    Fault::kFakeViewLosesAliasing, Fault::kHangInZero,
+    Fault::kFakeViewLosesAliasing, Fault::kSparseFakeSwapsDims, Fault::kHangInZero,
     Fault::kCrashInFill,  Fault::kThrowInClone};
 
 /// True when the build has fault injection compiled in.
