@@ -28,6 +28,7 @@
 #include <string_view>
 
 #include "impl/error.h"
+#include "impl/sparse.h"
 #include "impl/tensor.h"
 #include "oracles/observation.h"
 #include "program/ir.h"
@@ -76,6 +77,12 @@ class Backend {
   /// backend that is not the reference): the meta/fake checks convert the
   /// reference's own tensors (harness/invariants.h kFakeAliasing).
   virtual const Tensor* reference_tensor(VarId v) const {
+    (void)v;
+    return nullptr;
+  }
+  /// The reference's real sparse tensor bound to `v` (null otherwise): the
+  /// F3 check of sparse conversions (harness/invariants.h kFakeSweepFrees).
+  virtual const SparseTensor* reference_sparse(VarId v) const {
     (void)v;
     return nullptr;
   }
