@@ -240,7 +240,9 @@ INSTANTIATE_TEST_SUITE_P(Faults, PlantedFault,
                                            PlantedCase{"rehydrate_from_one_view", 5},
                                            PlantedCase{"last_sharer_copies", 5},
                                            PlantedCase{"memo_strong_ref", 6},
-                                           PlantedCase{"fake_view_loses_aliasing", 6}),
+                                           PlantedCase{"fake_view_loses_aliasing", 6},
+                                           // F4: fake.sparse_metadata catches it
+                                           PlantedCase{"sparse_fake_swaps_dims", 6}),
                          [](const auto& info) { return std::string(info.param.fault); });
 
 }  // namespace

@@ -158,6 +158,13 @@ const std::vector<Property>& properties() {
       {"fake.unsupported_is_typed_and_memo_unchanged",
        "a refused conversion raises unsupported_fake_tensor and leaves the memo unchanged (F4)",
        PropertyKind::kInvariant, false, fake_errors_config(), Invariant::kFakeUnsupportedTyped},
+      {"fake.sparse_metadata",
+       "programs over sparse variables of every layout: every fake/meta/to_meta of a sparse "
+       "variable keeps layout, sizes, dtype, sparse_dim, dense_dim, coalesced, blocksize and "
+       "index dtype, nnz 0 in fake and kept in meta (F4, F8, F2), checked in the reference "
+       "after every step and against LibTorch's observations",
+       PropertyKind::kDifferential, false, sparse_config(), Invariant::kSparseFakeMetadata,
+       false, /*with_invariant=*/true},
   };
   return kProps;
 }
@@ -189,7 +196,7 @@ bool fails_once(const Property& prop, Runner& runner, const Program& p, std::str
     if (steps) *steps += static_cast<int64_t>(p.steps.size());
     return false;
   }
-  RunReport rep = prop.kind == PropertyKind::kInvariant
+  RunReport rep = prop.kind == PropertyKind::kInvariant || prop.with_invariant
                       ? runner.run(p, false, make_invariant_hook(prop.invariant, runner.backends()[0]))
                       : runner.run(p);
   if (steps) *steps += rep.steps_run;

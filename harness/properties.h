@@ -50,6 +50,10 @@ struct Property {
   /// kDifferential against the reference with lazy_clone as an eager copy
   /// instead of against LibTorch (C6).
   bool versus_eager_clone = false;
+  /// kDifferential that also checks `invariant` on the reference after
+  /// every step (fake.sparse_metadata: F4 in the reference and against
+  /// LibTorch's observations).
+  bool with_invariant = false;
 };
 
 /// Every property, in gate order.
