@@ -13,13 +13,13 @@
 namespace storcheck {
 namespace {
 
-struct Run {
+struct SparseRun {
   Program program;
   std::unique_ptr<Backend> b = make_reference_backend();
   std::vector<Error> errors;
   Observation obs;  ///< after the last step
 
-  explicit Run(const char* text) {
+  explicit SparseRun(const char* text) {
     ParseResult r = parse_program(text);
     EXPECT_TRUE(r.ok()) << r.error.to_string();
     program = r.program;
@@ -43,7 +43,7 @@ std::vector<float> floats(const VarObs& v) {
 }
 
 TEST(SparseVars, SparseVariableIsObservedByItsF4MetadataAndHasNoStorage) {
-  Run r("t0 = arange [2,3] f32\nt1 = to_sparse_coo t0 1\n");
+  SparseRun r("t0 = arange [2,3] f32\nt1 = to_sparse_coo t0 1\n");
   const VarObs& s = r.var("t1");
   EXPECT_EQ(s.layout, Layout::kSparseCoo);
   EXPECT_EQ(s.rank, 2);
@@ -60,7 +60,7 @@ TEST(SparseVars, SparseVariableIsObservedByItsF4MetadataAndHasNoStorage) {
 }
 
 TEST(SparseVars, WriteThroughValuesIsSeenByTheSparseVariableAndEveryAccessorS3S2) {
-  Run r("t0 = arange [2,3] f32\nt1 = to_sparse_coo t0 2\nt2 = values t1\nfill_ t2 7\n"
+  SparseRun r("t0 = arange [2,3] f32\nt1 = to_sparse_coo t0 2\nt2 = values t1\nfill_ t2 7\n"
         "t3 = indices t1\n");
   EXPECT_EQ(floats(r.var("t1")), (std::vector<float>{0, 7, 7, 7, 7, 7}));
   EXPECT_EQ(r.var("t2").version, 1);
@@ -69,7 +69,7 @@ TEST(SparseVars, WriteThroughValuesIsSeenByTheSparseVariableAndEveryAccessorS3S2
 }
 
 TEST(SparseVars, FakeHasNnzZeroMetaKeepsNnzAndRepeatsAreTheSameTensorF4F2) {
-  Run r("t0 = arange [2,3] f32\nt1 = to_sparse_coo t0 2\nt2 = fake t1\nt3 = fake t1\n"
+  SparseRun r("t0 = arange [2,3] f32\nt1 = to_sparse_coo t0 2\nt2 = fake t1\nt3 = fake t1\n"
         "t4 = meta t1\nt5 = meta t1\n");
   const VarObs& f = r.var("t2");
   EXPECT_EQ(f.layout, Layout::kSparseCoo);
@@ -90,7 +90,7 @@ TEST(SparseVars, FakeHasNnzZeroMetaKeepsNnzAndRepeatsAreTheSameTensorF4F2) {
 }
 
 TEST(SparseVars, CompressedFakeKeepsBlocksizeAndIndexDtypeF4) {
-  Run r("t0 = ones [2,4] f32\nt1 = to_sparse_bsr t0 [2,2]\nt2 = fake t1\n");
+  SparseRun r("t0 = ones [2,4] f32\nt1 = to_sparse_bsr t0 [2,2]\nt2 = fake t1\n");
   const VarObs& f = r.var("t2");
   EXPECT_EQ(f.layout, Layout::kSparseBsr);
   EXPECT_EQ(f.blocksize, (std::array<int64_t, 2>{2, 2}));
@@ -100,7 +100,7 @@ TEST(SparseVars, CompressedFakeKeepsBlocksizeAndIndexDtypeF4) {
 }
 
 TEST(SparseVars, FakeOfAnAccessorIsUnsupportedAndLeavesTheMemoF4) {
-  Run r("t0 = arange [2,3] f32\nt1 = to_sparse_coo t0 2\nt2 = values t1\nt3 = select t2 0 1\n"
+  SparseRun r("t0 = arange [2,3] f32\nt1 = to_sparse_coo t0 2\nt2 = values t1\nt3 = select t2 0 1\n"
         "t4 = fake t2\nt5 = meta t3\n");
   EXPECT_EQ(r.kind(5), ErrorKind::kUnsupportedFakeTensor);
   EXPECT_EQ(r.kind(6), ErrorKind::kUnsupportedFakeTensor) << "a view of a part: same base";
@@ -109,13 +109,13 @@ TEST(SparseVars, FakeOfAnAccessorIsUnsupportedAndLeavesTheMemoF4) {
 }
 
 TEST(SparseVars, DroppedSparseTensorLeavesTheMemoF3) {
-  Run r("t0 = arange [2,3] f32\nt1 = to_sparse_coo t0 2\nt2 = fake t1\ndrop t1\nsweep\n");
+  SparseRun r("t0 = arange [2,3] f32\nt1 = to_sparse_coo t0 2\nt2 = fake t1\ndrop t1\nsweep\n");
   EXPECT_EQ(r.obs.fake_memo.sparse, 0);
   EXPECT_TRUE(r.var("t2").live) << "the fake outlives its real tensor";
 }
 
 TEST(SparseVars, ToMetaKeepsNnzDimsSplitAndCoalescedFlagF8) {
-  Run r("t0 = arange [1,3] i64\nt1 = ones [3,2] f32\nt2 = sparse_coo_tensor t0 t1 [3,2]\n"
+  SparseRun r("t0 = arange [1,3] i64\nt1 = ones [3,2] f32\nt2 = sparse_coo_tensor t0 t1 [3,2]\n"
         "t3 = to_meta t2\n");
   const VarObs& m = r.var("t3");
   EXPECT_EQ(m.device, Device::kMeta);
@@ -127,7 +127,7 @@ TEST(SparseVars, ToMetaKeepsNnzDimsSplitAndCoalescedFlagF8) {
 }
 
 TEST(SparseVars, StridedOpsRefuseSparseVariablesWithUnsupportedLayout) {
-  Run r("t0 = arange [2,3] f32\nt1 = to_sparse_csr t0\nt2 = add t1 1\nt3 = to_dense t0\n"
+  SparseRun r("t0 = arange [2,3] f32\nt1 = to_sparse_csr t0\nt2 = add t1 1\nt3 = to_dense t0\n"
         "t4 = crow_indices t1\n");
   EXPECT_EQ(r.kind(3), ErrorKind::kUnsupportedLayout);
   EXPECT_EQ(r.kind(4), ErrorKind::kUnsupportedLayout);
@@ -136,7 +136,7 @@ TEST(SparseVars, StridedOpsRefuseSparseVariablesWithUnsupportedLayout) {
 }
 
 TEST(SparseVars, UncoalescedIndicesRaiseAsInPyTorch) {
-  Run r("t0 = arange [1,3] i64\nt1 = ones [3] f32\nt2 = sparse_coo_tensor t0 t1 [4]\n"
+  SparseRun r("t0 = arange [1,3] i64\nt1 = ones [3] f32\nt2 = sparse_coo_tensor t0 t1 [4]\n"
         "t3 = indices t2\nt4 = coalesce t2\nt5 = indices t4\n");
   EXPECT_EQ(r.kind(4), ErrorKind::kInvalidArgument);
   EXPECT_EQ(r.kind(6), ErrorKind::kNone);
