@@ -130,6 +130,9 @@ constexpr TorchErrorRule kTorchErrorRules[] = {
     {"indices must be sparse_dim x nnz", ErrorKind::kInvalidArgument},
     {"number of dimensions must be sparse_dim", ErrorKind::kShapeMismatch},
     {"indices must be an int64 tensor", ErrorKind::kInvalidArgument},
+    // ... the same check as LibTorch C++ reaches it for non-empty indices of
+    // another dtype (the reference says "indices must be an int64 tensor").
+    {"expected scalar type Long but found", ErrorKind::kInvalidArgument},
     {"found negative index", ErrorKind::kIndexOutOfRange},
     {"size is inconsistent with indices", ErrorKind::kIndexOutOfRange},
     {"indices and values must have same nnz", ErrorKind::kShapeMismatch},

@@ -85,7 +85,8 @@ TEST(TorchSparseVars, LibTorchErrorsOnSparseOpsMatchTheReference) {
       "t0 = arange [2,3] f32\nt1 = to_sparse_coo t0 3\nt2 = to_sparse_bsr t0 [2,2]\n"
       "t3 = arange [1,3] i64\nt4 = ones [3] f32\nt5 = sparse_coo_tensor t3 t4 [2]\n"
       "t6 = sparse_coo_tensor t3 t4 [4]\nt7 = values t6\nt8 = ones [2] f32\n"
-      "t9 = sparse_coo_tensor t3 t8 [4]\n");
+      "t9 = sparse_coo_tensor t3 t8 [4]\nt10 = ones [1,3] f32\n"
+      "t11 = sparse_coo_tensor t10 t4 [4]\n");  // f32 indices: invalid_argument on both
 }
 
 TEST(TorchSparseVars, ToMetaOfCooIsTheKnownDivergenceOf113F8) {
