@@ -71,12 +71,19 @@ GenConfig focused(bool GenConfig::*focus) {
 GenConfig shrink_config() { return focused(&GenConfig::storage_focus); }
 GenConfig cow_config() { return focused(&GenConfig::cow_focus); }
 GenConfig fake_config() { return focused(&GenConfig::fake_focus); }
+GenConfig sparse_config() {
+  GenConfig cfg = focused(&GenConfig::sparse_focus);
+  cfg.ops = all_ops();
+  return cfg;
+}
 
 OpSet all_ops() {
   OpSet s;
   s.set();
   return s;
 }
+
+OpSet strided_ops() { return all_ops() & ~ops_in({OpCategory::kSparse}); }
 
 OpSet ops_in(std::initializer_list<OpCategory> cats) {
   OpSet s;
@@ -111,6 +118,9 @@ int64_t itemsize(DTypeArg d) {
 bool is_float(DTypeArg d) { return d == DTypeArg::kF32 || d == DTypeArg::kF64; }
 
 void push(IntList& l, int64_t x) { l.v[l.n++] = x; }
+
+/// The sparse layouts, as the generator's model names them (Note [Sparse programs]).
+enum class SparseLayoutTag : uint8_t { kCoo, kCsr, kCsc, kBsr, kBsc };
 
 void erase_at(IntList& l, int k) {
   for (int j = k; j + 1 < l.n; ++j) l.v[j] = l.v[j + 1];
@@ -1757,8 +1767,305 @@ class Builder {
   std::vector<VarId> live_;  // usable variables, in order of definition
 };
 
+// Note [Sparse programs]
+// Under GenConfig::sparse_focus the builder is SparseBuilder: programs whose
+// variables hold sparse tensors of every layout, valid by construction
+// (SEMANTICS F4, F8, S3). Its model is coarse: a variable is dense (real
+// strided, with sizes and dtype), sparse (a layout, its sizes, a coalesced
+// flag), a part (an accessor's strided alias of a sparse tensor's part) or
+// converted (a meta or fake sparse tensor). Each record's op pick chooses a
+// scenario, in this order, each falling back to the next when no variable
+// fits it:
+//   Case 0) a dense factory: rank 2 or 3, small sizes (arange, rand, zeros);
+//   Case 1) to_sparse_coo of a dense variable, sparse_dim in 1..rank;
+//   Case 2) to_sparse_csr/csc/bsr/bsc of a rank-2 dense variable, the
+//      blocksize a divisor of each size;
+//   Case 3) sparse_coo_tensor from generated i64 indices: `rand` (values in
+//      [0, 10): unsorted, duplicates) or `arange` (sorted, unique) over
+//      sparse sizes >= 10 that hold them, or a [sparse_dim, 0] `zeros` (nnz
+//      0); values `rand` with 0 or 1 dense dims (hybrid);
+//   Case 4) an accessor of a sparse variable (the one its layout has:
+//      values, indices of coalesced COO, crow/col_indices, ccol/row_indices);
+//   Case 5) a write through a values() part (fill_, add_, mul_; S3, S2);
+//   Case 6) to_dense or coalesce of a sparse variable;
+//   Case 7) fake or meta of a sparse variable, mostly COO (F4, F2: a repeat
+//      converts the same live tensor again), rarely to_meta (F8);
+//   Case 8) fake of a part (F4: a view of a sparse base raises);
+//   Case 9) drop (a sparse or any variable), sweep, memo_stats (F3).
+// With probability invalid_per_mille/1000 a step is deliberately refused:
+// a strided op (add) on a sparse variable (unsupported_layout).
+class SparseBuilder {
+ public:
+  explicit SparseBuilder(const GenConfig& cfg) : cfg_(cfg) {}
+
+  void step(const StepChoice& c) {
+    Picker pk(c);
+    const int per_mille = std::max(0, std::min(cfg_.invalid_per_mille, 1000));
+    if (per_mille > 0 && c.invalid >= 1000 - per_mille && refuse(c)) return;
+    // Scenario weights out of 32 (Cases 0..9); see the test
+    // SparseConfig.SparseScenariosAreFrequentIn16StepPrograms.
+    static constexpr int kWeights[kCases] = {3, 4, 4, 2, 5, 2, 3, 6, 1, 2};
+    int first = 0;
+    for (int r = c.op % 32; r >= kWeights[first]; ++first) r -= kWeights[first];
+    for (int k = 0; k < kCases; ++k)
+      if (scenario((first + k) % kCases, c, pk)) return;
+  }
+  Program take() { return std::move(p_); }
+
+ private:
+  enum class Kind : uint8_t { kDense, kSparse, kPart, kConverted };
+  struct Var {
+    VarId id;
+    Kind kind;
+    IntList sizes;
+    SparseLayoutTag layout = SparseLayoutTag::kCoo;
+    bool coalesced = false;  ///< kSparse: the flag; kPart: the part is values()
+  };
+  static constexpr int kCases = 10;
+
+  Step start(OpId op) {
+    Step s;
+    s.op = op;
+    s.nargs = static_cast<uint8_t>(op_info(op).signature.size());
+    if (op_info(op).result == OpResult::kTensor)
+      s.out = p_.new_var("t" + std::to_string(p_.num_vars()));
+    return s;
+  }
+  VarId push(Step s, Kind kind, IntList sizes, SparseLayoutTag layout = SparseLayoutTag::kCoo,
+             bool coalesced = false) {
+    p_.steps.push_back(s);
+    if (s.out != kNoVar) vars_.push_back({s.out, kind, sizes, layout, coalesced});
+    return s.out;
+  }
+  /// The pick-th live variable of `kind` (index into vars_), or -1.
+  int pick_var(Picker& pk, Kind kind, bool (*fits)(const Var&) = nullptr) {
+    std::vector<int> ok;
+    for (size_t k = 0; k < vars_.size(); ++k)
+      if (vars_[k].kind == kind && (!fits || fits(vars_[k]))) ok.push_back(static_cast<int>(k));
+    if (ok.empty()) return -1;
+    return ok[static_cast<size_t>(pk.below(static_cast<int64_t>(ok.size())))];
+  }
+
+  bool scenario(int which, const StepChoice& c, Picker& pk) {
+    switch (which) {
+      case 0: return dense_factory(c, pk);
+      case 1: return to_coo(pk);
+      case 2: return to_compressed(pk);
+      case 3: return coo_from_parts(c, pk);
+      case 4: return accessor(pk);
+      case 5: return write_part(pk);
+      case 6: return dense_or_coalesce(pk);
+      case 7: return convert(pk);
+      case 8: return convert_part(pk);
+      default: return lifetime(pk);
+    }
+  }
+
+  // Case 0)
+  bool dense_factory(const StepChoice& c, Picker& pk) {
+    IntList sizes;
+    const int rank = 2 + static_cast<int>(pk.one_in(4));
+    for (int d = 0; d < rank; ++d) storcheck::detail::push(sizes, pk.in(1, 4));
+    const int64_t kind = pk.below(3);
+    const DTypeArg dtype = pk.one_in(3) ? DTypeArg::kI64 : DTypeArg::kF32;
+    Step s = start(kind == 0 ? OpId::kArange : kind == 1 ? OpId::kRand : OpId::kZeros);
+    s.args[0] = Arg::ints(sizes);
+    s.args[1] = Arg::dtype_arg(dtype);
+    if (kind == 1) s.args[2] = Arg::integer(c.seed);
+    push(s, Kind::kDense, sizes);
+    return true;
+  }
+  // Case 1)
+  bool to_coo(Picker& pk) {
+    const int v = pick_var(pk, Kind::kDense);
+    if (v < 0) return false;
+    const Var in = vars_[static_cast<size_t>(v)];
+    Step s = start(OpId::kToSparseCoo);
+    s.args[0] = Arg::variable(in.id);
+    s.args[1] = Arg::integer(pk.in(1, in.sizes.size()));
+    push(s, Kind::kSparse, in.sizes, SparseLayoutTag::kCoo, true);
+    return true;
+  }
+  // Case 2)
+  bool to_compressed(Picker& pk) {
+    const int v = pick_var(pk, Kind::kDense, [](const Var& x) {
+      return x.sizes.size() == 2 && x.sizes[0] > 0 && x.sizes[1] > 0;  // blocksizes divide them
+    });
+    if (v < 0) return false;
+    const Var in = vars_[static_cast<size_t>(v)];
+    static constexpr OpId kOps[] = {OpId::kToSparseCsr, OpId::kToSparseCsc, OpId::kToSparseBsr,
+                                    OpId::kToSparseBsc};
+    static constexpr SparseLayoutTag kTags[] = {SparseLayoutTag::kCsr, SparseLayoutTag::kCsc,
+                                                SparseLayoutTag::kBsr, SparseLayoutTag::kBsc};
+    const int64_t k = pk.below(4);
+    Step s = start(kOps[k]);
+    s.args[0] = Arg::variable(in.id);
+    if (k >= 2) {  // a divisor of each size: valid by construction
+      auto divisor = [&](int64_t n) {
+        std::vector<int64_t> ds;
+        for (int64_t d = 1; d <= n; ++d)
+          if (n % d == 0) ds.push_back(d);
+        return ds[static_cast<size_t>(pk.below(static_cast<int64_t>(ds.size())))];
+      };
+      s.args[1] = Arg::ints({divisor(in.sizes[0]), divisor(in.sizes[1])});
+    }
+    push(s, Kind::kSparse, in.sizes, kTags[k]);
+    return true;
+  }
+  // Case 3)
+  bool coo_from_parts(const StepChoice& c, Picker& pk) {
+    const int64_t sparse_dim = pk.in(1, 2), dense = pk.below(2), nnz = pk.in(0, 5);
+    const int64_t how = pk.below(3);  // 0 rand (duplicates, unsorted), 1 arange (sorted), 2 nnz 0
+    const int64_t n = how == 2 ? 0 : nnz;
+    Step i = start(how == 2 ? OpId::kZeros : how == 0 ? OpId::kRand : OpId::kArange);
+    i.args[0] = Arg::ints({sparse_dim, n});
+    i.args[1] = Arg::dtype_arg(DTypeArg::kI64);
+    if (how == 0) i.args[2] = Arg::integer(c.seed);
+    IntList sizes;
+    // rand's i64 values are < 10; arange's largest is sparse_dim * n - 1 < 10.
+    for (int64_t d = 0; d < sparse_dim; ++d) storcheck::detail::push(sizes, pk.in(10, 12));
+    const VarId iv = push(i, Kind::kDense, i.args[0].list);
+    IntList vsizes{n};
+    if (dense) {
+      const int64_t ds = pk.in(1, 3);
+      storcheck::detail::push(vsizes, ds);
+      storcheck::detail::push(sizes, ds);
+    }
+    Step v = start(OpId::kRand);
+    v.args[0] = Arg::ints(vsizes);
+    v.args[1] = Arg::dtype_arg(DTypeArg::kF32);
+    v.args[2] = Arg::integer(c.seed + 1);
+    const VarId vv = push(v, Kind::kDense, vsizes);
+    Step s = start(OpId::kSparseCooTensor);
+    s.args[0] = Arg::variable(iv);
+    s.args[1] = Arg::variable(vv);
+    s.args[2] = Arg::ints(sizes);
+    push(s, Kind::kSparse, sizes, SparseLayoutTag::kCoo, n < 2);  // 1.13: coalesced iff nnz < 2
+    return true;
+  }
+  // Case 4)
+  bool accessor(Picker& pk) {
+    int v = pk.one_in(2) ? pick_var(pk, Kind::kSparse, [](const Var& x) {
+      return x.layout != SparseLayoutTag::kCoo;  // compressed tensors have two index parts
+    }) : -1;
+    if (v < 0) v = pick_var(pk, Kind::kSparse);
+    if (v < 0) return false;
+    const Var in = vars_[static_cast<size_t>(v)];
+    OpId op = OpId::kValues;
+    const bool second = pk.one_in(2);
+    switch (in.layout) {
+      case SparseLayoutTag::kCoo: op = second ? OpId::kIndices : OpId::kValues; break;
+      case SparseLayoutTag::kCsr:
+      case SparseLayoutTag::kBsr: op = second ? OpId::kCrowIndices : OpId::kColIndices; break;
+      case SparseLayoutTag::kCsc:
+      case SparseLayoutTag::kBsc: op = second ? OpId::kCcolIndices : OpId::kRowIndices; break;
+    }
+    if (pk.one_in(3)) op = OpId::kValues;
+    if (in.layout == SparseLayoutTag::kCoo && !in.coalesced && !pk.one_in(4)) return false;
+    Step s = start(op);
+    s.args[0] = Arg::variable(in.id);
+    push(s, Kind::kPart, IntList{}, in.layout, /*values part=*/op == OpId::kValues);
+    return true;
+  }
+  // Case 5) values() parts only: indices written through an accessor are
+  // Note [Sparse indices written through an accessor] (oracles/), which the
+  // fuzzers reach; here the tensors stay valid.
+  bool write_part(Picker& pk) {
+    const int v = pick_var(pk, Kind::kPart, [](const Var& x) { return x.coalesced; });
+    if (v < 0) return false;
+    const int64_t k = pk.below(3);
+    Step s = start(k == 0 ? OpId::kFill_ : k == 1 ? OpId::kAdd_ : OpId::kMul_);
+    s.args[0] = Arg::variable(vars_[static_cast<size_t>(v)].id);
+    s.args[1] = Arg::scalar_arg(ScalarLit::integer(k == 2 ? 2 : pk.in(1, 3)));
+    push(s, Kind::kPart, IntList{});
+    return true;
+  }
+  // Case 6)
+  bool dense_or_coalesce(Picker& pk) {
+    const int v = pick_var(pk, Kind::kSparse);
+    if (v < 0) return false;
+    const Var in = vars_[static_cast<size_t>(v)];
+    const bool coalesce = in.layout == SparseLayoutTag::kCoo && pk.one_in(2);
+    Step s = start(coalesce ? OpId::kCoalesce : OpId::kToDense);
+    s.args[0] = Arg::variable(in.id);
+    if (coalesce) push(s, Kind::kSparse, in.sizes, SparseLayoutTag::kCoo, true);
+    else push(s, Kind::kDense, in.sizes);
+    return true;
+  }
+  // Case 7)
+  bool convert(Picker& pk) {
+    // Mostly COO: LibTorch 1.13 converts no compressed tensor (a known
+    // divergence, after which a program is not compared any further).
+    int v = pk.one_in(3) ? -1 : pick_var(pk, Kind::kSparse, [](const Var& x) {
+      return x.layout == SparseLayoutTag::kCoo;
+    });
+    if (v < 0) v = pick_var(pk, Kind::kSparse);
+    if (v < 0) return false;
+    if (!converted_.empty() && pk.one_in(2)) {  // F2: the same live sparse tensor again
+      const VarId again = converted_[static_cast<size_t>(pk.below(static_cast<int64_t>(converted_.size())))];
+      for (size_t k = 0; k < vars_.size(); ++k)
+        if (vars_[k].id == again) v = static_cast<int>(k);
+    }
+    const Var in = vars_[static_cast<size_t>(v)];
+    converted_.push_back(in.id);
+    const int64_t k = pk.below(12);  // to_meta of COO: a known divergence of 1.13 too
+    Step s = start(k < 6 ? OpId::kFake : k < 11 ? OpId::kMeta : OpId::kToMeta);
+    s.args[0] = Arg::variable(in.id);
+    push(s, Kind::kConverted, in.sizes, in.layout);
+    return true;
+  }
+  // Case 8)
+  bool convert_part(Picker& pk) {
+    const int v = pick_var(pk, Kind::kPart);
+    if (v < 0) return false;
+    Step s = start(pk.one_in(2) ? OpId::kMeta : OpId::kFake);
+    s.args[0] = Arg::variable(vars_[static_cast<size_t>(v)].id);
+    push(s, Kind::kConverted, IntList{});
+    return true;
+  }
+  // Case 9)
+  bool lifetime(Picker& pk) {
+    const int64_t k = pk.below(4);
+    if (k >= 2 || vars_.empty()) {
+      push(start(k == 3 ? OpId::kMemoStats : OpId::kSweep), Kind::kDense, IntList{});
+      return true;
+    }
+    int v = pick_var(pk, Kind::kSparse);
+    if (v < 0 || k == 1) v = static_cast<int>(pk.below(static_cast<int64_t>(vars_.size())));
+    Step s = start(OpId::kDrop);
+    s.args[0] = Arg::variable(vars_[static_cast<size_t>(v)].id);
+    p_.steps.push_back(s);
+    vars_.erase(vars_.begin() + v);
+    return true;
+  }
+  /// A deliberately refused step: a strided op on a sparse variable.
+  bool refuse(const StepChoice& c) {
+    Picker pk(c);
+    const int v = pick_var(pk, Kind::kSparse);
+    if (v < 0) return false;
+    Step s = start(OpId::kAdd);
+    s.args[0] = Arg::variable(vars_[static_cast<size_t>(v)].id);
+    s.args[1] = Arg::scalar_arg(ScalarLit::integer(1));
+    p_.steps.push_back(s);  // binds nothing: every backend refuses it
+    return true;
+  }
+
+  const GenConfig& cfg_;
+  Program p_;
+  std::vector<Var> vars_;  ///< live variables the model tracks
+  std::vector<VarId> converted_;  ///< sparse variables converted so far (may have died)
+};
+
 Program build(const std::vector<StepChoice>& choices, const GenConfig& cfg,
               std::vector<StepTrace>* trace, bool chain) {
+  if (cfg.sparse_focus && !chain && cfg.ops.test(static_cast<int>(OpId::kToSparseCoo))) {
+    SparseBuilder b(cfg);  // Note [Sparse programs]
+    int n = std::min(std::max<int>(cfg.min_steps, static_cast<int>(choices.size())),
+                     std::max(cfg.max_steps, 0));
+    static const StepChoice kFirst{};
+    for (int k = 0; k < n; ++k) b.step(k < static_cast<int>(choices.size()) ? choices[k] : kFirst);
+    return b.take();
+  }
   Builder b(cfg, trace, chain);
   int n = std::max<int>(cfg.min_steps, static_cast<int>(choices.size()));
   n = std::min(n, std::max(cfg.max_steps, 0));

@@ -44,6 +44,9 @@ using OpSet = std::bitset<kNumOps>;
 
 /// Every op of ops.def.
 OpSet all_ops();
+/// Every op but the sparse ones (category kSparse): the default of GenConfig,
+/// whose programs hold strided variables only; sparse_config() adds them.
+OpSet strided_ops();
 /// The ops whose category is one of `cats`, e.g. ops_in({OpCategory::kView}).
 OpSet ops_in(std::initializer_list<OpCategory> cats);
 
@@ -54,7 +57,7 @@ struct GenConfig {
   int max_rank = 4;              ///< rank of factory shapes and as_strided/resize_ sizes (<= kMaxRank)
   int64_t max_numel = 64;        ///< elements of factory and resize_ tensors
   int invalid_per_mille = 50;    ///< share of deliberately invalid steps, 0..1000
-  OpSet ops = all_ops();         ///< ops to draw; with no factory in it, arange seeds tensors
+  OpSet ops = strided_ops();     ///< ops to draw; with no factory in it, arange seeds tensors
   bool edge_values = true;       ///< size-0 dims, negative dims and indices, nan/inf/-0.0, huge ints
   /// Weight op and operand draws toward SEMANTICS group R scenarios (shrink a
   /// base or an offset view, clone/view/compute an emptied alias, rehydrate,
@@ -73,6 +76,13 @@ struct GenConfig {
   /// storages outlive tensors); only when `ops` holds `fake`. Combines with
   /// the other focuses.
   bool fake_focus = false;
+  /// Draw programs over sparse variables of every layout instead (Note
+  /// [Sparse programs] in program_gen.cpp): dense factories, to_sparse_*,
+  /// sparse_coo_tensor from generated indices (unsorted, duplicates, nnz 0,
+  /// hybrid), accessors and writes through them, to_dense, coalesce,
+  /// fake/meta/to_meta, drops and sweeps; only when `ops` holds
+  /// to_sparse_coo. Overrides the other focuses.
+  bool sparse_focus = false;
 };
 
 /// All ops, 16-step programs, draws weighted toward shrink/restore (group R) scenarios.
@@ -81,6 +91,9 @@ GenConfig shrink_config();
 GenConfig cow_config();
 /// All ops, 16-step programs, draws weighted toward meta/fake (group F) scenarios.
 GenConfig fake_config();
+/// All ops including the sparse ones, 16-step programs over sparse variables
+/// of every layout (F4, F8, S3; Note [Sparse programs]).
+GenConfig sparse_config();
 
 /// Number of small choices per step record.
 inline constexpr int kStepPicks = 16;

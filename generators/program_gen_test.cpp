@@ -7,6 +7,8 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -108,7 +110,9 @@ void expect_every_op_within_2000_programs(const GenConfig& cfg) {
     for (const Step& s : p.steps) ++seen[static_cast<int>(s.op)];
   }
   for (const OpInfo& info : op_table())
-    EXPECT_GT(seen[static_cast<int>(info.id)], 0) << "op " << info.name << " never generated";
+    if (cfg.ops.test(static_cast<int>(info.id))) {  // sparse ops: sparse_config() only
+      EXPECT_GT(seen[static_cast<int>(info.id)], 0) << "op " << info.name << " never generated";
+    }
 }
 
 TEST(ProgramGen, EveryOpAppearsWithin2000Programs) { expect_every_op_within_2000_programs(GenConfig{}); }
@@ -495,6 +499,70 @@ TEST(FakeConfig, GroupFScenariosAreFrequentIn16StepPrograms) {
   EXPECT_GE(pct(drop_then_sweep), 10.0);  // F3: storages outlive tensors, then a sweep
   EXPECT_GE(pct(from_meta), 10.0);        // F5
   EXPECT_GE(pct(to_meta_of_real), 10.0);  // F8
+}
+
+// Note [Sparse programs] (program_gen.cpp): sparse_config() draws every
+// scenario of issue 5 often enough in 16-step programs (F4, F8, F2, F3, S3).
+TEST(SparseConfig, SparseScenariosAreFrequentIn16StepPrograms) {
+  GenConfig cfg = sparse_config();
+  rc::Gen<std::vector<StepChoice>> choices =
+      rc::gen::container<std::vector<StepChoice>>(16, gen_step_choice(cfg));
+  const int n = 1000;
+  std::map<std::string, int> seen;
+  for (int k = 0; k < n; ++k) {
+    Program p = build_program(sample(choices, 700 + k, 100), cfg);
+    std::set<std::string> in_program;
+    std::map<VarId, OpId> def;       // the op that defined each variable
+    std::map<VarId, Step> def_step;  // and its step
+    std::set<VarId> converted;       // sparse variables converted by fake
+    for (const Step& s : p.steps) {
+      auto arg_op = [&](int a) { return def.count(s.args[a].var) ? def[s.args[a].var] : OpId::kDrop; };
+      auto sparse_op = [&](OpId o) { return op_info(o).category == OpCategory::kSparse &&
+                                            o != OpId::kToDense && o != OpId::kValues &&
+                                            o != OpId::kIndices && o != OpId::kCrowIndices &&
+                                            o != OpId::kColIndices && o != OpId::kCcolIndices &&
+                                            o != OpId::kRowIndices; };
+      in_program.insert(std::string(s.info().name));
+      if (s.op == OpId::kSparseCooTensor) {
+        const OpId idx = arg_op(0);
+        in_program.insert(idx == OpId::kRand ? "coo:unsorted_duplicates"
+                          : idx == OpId::kArange ? "coo:sorted" : "coo:nnz0");
+        const int64_t sparse_dim = def_step[s.args[0].var].args[0].list[0];
+        if (s.args[2].list.size() > sparse_dim) in_program.insert("coo:hybrid");  // dense dims
+      }
+      if ((s.op == OpId::kFill_ || s.op == OpId::kAdd_ || s.op == OpId::kMul_) &&
+          arg_op(0) == OpId::kValues)
+        in_program.insert("write_through_part");
+      if ((s.op == OpId::kFake || s.op == OpId::kMeta) && sparse_op(arg_op(0))) {
+        in_program.insert(std::string(s.info().name) + "_of_sparse");
+        if (s.op == OpId::kFake && !converted.insert(s.args[0].var).second)
+          in_program.insert("fake_again");
+      }
+      if ((s.op == OpId::kFake || s.op == OpId::kMeta) &&
+          op_info(arg_op(0)).category == OpCategory::kSparse && !sparse_op(arg_op(0)) &&
+          arg_op(0) != OpId::kToDense)
+        in_program.insert("convert_of_part");  // F4: a view of a sparse base
+      if (s.op == OpId::kDrop && sparse_op(arg_op(0))) in_program.insert("drop_sparse");
+      if (s.out != kNoVar) {
+        def[s.out] = s.op;
+        def_step[s.out] = s;
+      }
+    }
+    for (const std::string& x : in_program) ++seen[x];
+  }
+  auto pct = [&](const char* x) { return 100.0 * seen[x] / n; };
+  const char* kScenarios[] = {
+      "to_sparse_coo", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc",
+      "sparse_coo_tensor", "coo:unsorted_duplicates", "coo:sorted", "coo:nnz0", "coo:hybrid",
+      "values", "indices", "crow_indices", "col_indices", "ccol_indices", "row_indices",
+      "write_through_part", "to_dense", "coalesce", "fake_of_sparse", "meta_of_sparse",
+      "fake_again", "to_meta", "convert_of_part", "drop_sparse", "sweep"};
+  for (const char* x : kScenarios) {
+    std::printf("sparse_config(): %s in %.1f%% of programs\n", x, pct(x));
+    EXPECT_GE(pct(x), 5.0) << x;
+  }
+  EXPECT_GE(pct("fake_of_sparse"), 50.0);  // F4: the property's subject
+  EXPECT_GE(pct("fake_again"), 10.0);      // F2: the same live sparse tensor again
 }
 
 bool same_model(const ModelTensor& a, const ModelTensor& b) {

@@ -242,7 +242,10 @@ INSTANTIATE_TEST_SUITE_P(Faults, PlantedFault,
                                            PlantedCase{"memo_strong_ref", 6},
                                            PlantedCase{"fake_view_loses_aliasing", 6},
                                            PlantedCase{"meta_outplace_contiguous", 6},
-                                           PlantedCase{"fallback_converts_views", 6}),
+                                           PlantedCase{"fallback_converts_views", 6},
+
+                                           // F4: fake.sparse_metadata catches it
+                                           PlantedCase{"sparse_fake_swaps_dims", 6}),
                          [](const auto& info) { return std::string(info.param.fault); });
 
 }  // namespace

@@ -82,6 +82,14 @@ struct Syntax {
                                  "at::kLong",  "at::kByte",   "at::kBool"};
     return (py() ? kPy : kCpp)[static_cast<int>(d)];
   }
+  /// torch.sparse_coo / at::kSparse, ... (Note [Observing a sparse variable]).
+  std::string layout(Layout l) const {
+    static const char* kPy[] = {"torch.strided",    "torch.sparse_coo", "torch.sparse_csr",
+                                "torch.sparse_csc", "torch.sparse_bsr", "torch.sparse_bsc"};
+    static const char* kCpp[] = {"at::kStrided",   "at::kSparse",    "at::kSparseCsr",
+                                 "at::kSparseCsc", "at::kSparseBsr", "at::kSparseBsc"};
+    return (py() ? kPy : kCpp)[static_cast<int>(l)];
+  }
   /// The shortest decimal that reads back as `x` (as a float when `f32`).
   std::string floating(double x, bool f32 = false) const {
     if (std::isnan(x)) return py() ? "math.nan" : "NAN";
@@ -202,6 +210,9 @@ std::string not_run_reason(const Step& s, const Error& error) {
       return "";
     case ErrorKind::kUndefinedBehavior:
       return "undefined behaviour (S8): storcheck's LibTorch backend refuses to run it";
+    case ErrorKind::kUnsupportedLayout:
+      return "storcheck's language does not give this op an operand of that layout "
+             "(oracles/layout_policy.h): no backend runs it, whatever LibTorch would do";
     case ErrorKind::kStorageSizeOverflow:
       return "a size computation overflows int64 (S9): storcheck's LibTorch backend refuses "
              "to run it (LibTorch 1.13 wraps some of these silently)";
@@ -310,6 +321,14 @@ struct Helper {
 };
 
 constexpr Helper kPythonHelpers[] = {
+    {"expect_sparse(", R"PY(def expect_sparse(where, t, layout, size, dtype, sparse_dim, dense_dim, nnz, values):
+    # A sparse tensor (SEMANTICS F4): its metadata, then its to_dense() values.
+    want = (layout, size, dtype, sparse_dim, dense_dim, nnz)
+    got = (t.layout, list(t.shape), t.dtype, t.sparse_dim(), t.dense_dim(), t._nnz())
+    assert got == want, f"{where}: layout, sizes, dtype, sparse_dim, dense_dim, nnz: expected {want}, got {got}"
+    if values is not None:
+        check_values(where, t.to_dense(), values)
+)PY"},
     {"zero_bytes(", R"PY(def zero_bytes(t, start):  # storcheck defines new storage bytes as zero (R6)
     s = storage(t)
     if s.nbytes() > start:
@@ -529,6 +548,23 @@ struct Values {  // what a tensor's elements must be
 )CPP";
 
 constexpr Helper kCppHelpers[] = {
+    {"expect_sparse(", R"CPP(// A sparse tensor (SEMANTICS F4): its metadata, then its to_dense() values.
+void expect_sparse(const std::string& where, const at::Tensor& t, at::Layout layout,
+                   at::IntArrayRef size, at::ScalarType dtype, int64_t sparse_dim,
+                   int64_t dense_dim, int64_t nnz, const Values& want) {
+  if (t.layout() != layout || t.sizes() != size || t.scalar_type() != dtype ||
+      t.sparse_dim() != sparse_dim || t.dense_dim() != dense_dim || t._nnz() != nnz)
+    fail(where, "layout, sizes, dtype, sparse_dim, dense_dim, nnz: expected " + str(size) + " " +
+                    c10::toString(dtype) + " " + std::to_string(sparse_dim) + " " +
+                    std::to_string(dense_dim) + " " + std::to_string(nnz) + ", got " +
+                    str(t.sizes()) + " " + c10::toString(t.scalar_type()) + " " +
+                    std::to_string(t.sparse_dim()) + " " + std::to_string(t.dense_dim()) + " " +
+                    std::to_string(t._nnz()));
+  if (want.kind == Values::kUnread) return;
+  at::Tensor d = t.to_dense().contiguous();
+  expect(where, d, size, d.strides(), 0, dtype, want);
+}
+)CPP"},
     {"arange(", R"CPP(at::Tensor arange(at::IntArrayRef size, at::ScalarType dtype) {
   int64_t n = 1;
   for (int64_t s : size) n *= s;
@@ -793,6 +829,13 @@ class Emitter {
 };
 
 void Emitter::emit_expect(size_t k, VarId v, const VarObs& o, bool with_base) {
+  if (is_sparse(o.layout)) {  // Note [Observing a sparse variable]: no strides, no storage
+    line("expect_sparse(" + where(k) + ", " + var_name(p_, v) + ", " + sx_.layout(o.layout) +
+         ", " + sx_.ints(o.sizes.data(), o.rank) + ", " + sx_.dtype(o.dtype) + ", " +
+         std::to_string(o.sparse_dim) + ", " + std::to_string(o.dense_dim) + ", " +
+         std::to_string(o.nnz) + ", " + values_expr(sx_, o) + ")" + sx_.end());
+    return;
+  }
   std::string args = where(k) + ", " + var_name(p_, v) + ", " +
                      sx_.ints(o.sizes.data(), o.rank) + ", " + sx_.ints(o.strides.data(), o.rank) +
                      ", " + std::to_string(o.offset) + ", " + sx_.dtype(o.dtype) + ", " +
@@ -964,6 +1007,12 @@ std::string Emitter::run() {
     std::string_view spelling = sx_.py() ? info.python : info.cpp;
     if (!spelling.empty() && spelling[0] == '!') {
       stop(k, std::string(spelling.substr(1)));
+      return assemble();
+    }
+    if ((s.op == OpId::kMeta || s.op == OpId::kFake) && s.args[0].kind == ArgKind::kVar &&
+        is_sparse(before.vars[static_cast<size_t>(s.args[0].var)].layout)) {
+      stop(k, "a meta or fake conversion of a sparse tensor: the reproducers' converter "
+              "helpers build strided meta tensors only; `storcheck repro` runs this step");
       return assemble();
     }
     if (storage_level(s.op)) {

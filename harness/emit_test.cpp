@@ -166,9 +166,10 @@ TEST(Emit, GeneratedProgramsEmitPassingPythonScripts) {
   ASSERT_FALSE(dir.empty());
   Runner runner(backends.all(), Limits{});
   std::vector<std::string> scripts;
-  const GenConfig configs[] = {GenConfig{}, shrink_config(), cow_config()};
+  // sparse_config(): sparse variables (expect_sparse), the sparse ops' spellings.
+  const GenConfig configs[] = {GenConfig{}, shrink_config(), cow_config(), sparse_config()};
   int agreed = 0;
-  for (int c = 0; c < 3; ++c) {
+  for (int c = 0; c < 4; ++c) {
     rc::Random root(0xe1117 + c);
     rc::Gen<Program> gen = gen_program(configs[c]);
     for (int i = 0; i < 400; ++i) {

@@ -10,6 +10,7 @@
 #include "impl/fake.h"
 #include "impl/geometry.h"
 #include "impl/tensor.h"
+#include "oracles/observation.h"
 
 namespace storcheck {
 
@@ -437,6 +438,7 @@ struct ConversionHook {
   struct Conv {
     std::vector<std::pair<std::weak_ptr<TensorImpl>, std::weak_ptr<TensorImpl>>> tensors;
     std::map<const Storage*, std::pair<std::weak_ptr<Storage>, std::weak_ptr<Storage>>> storages;
+    std::vector<std::weak_ptr<SparseTensorImpl>> sparse;  ///< converted real sparse tensors
   };
   std::shared_ptr<std::array<Conv, 2>> conv;  ///< [0] meta, [1] fake
 
@@ -462,6 +464,8 @@ struct ConversionHook {
       return true;
     }
     if ((s.op == OpId::kMeta || s.op == OpId::kFake) && after.error == ErrorKind::kNone) {
+      if (const SparseTensor* sp = reference->reference_sparse(s.args[0].var))
+        (*conv)[s.op == OpId::kFake ? 1 : 0].sparse.push_back(*sp);  // F3, below
       const Tensor* in = reference->reference_tensor(s.args[0].var);
       const Tensor* out = reference->reference_tensor(s.out);
       if (!in || !out) return true;
@@ -506,7 +510,10 @@ struct ConversionHook {
     // tensors alive, so a weak reference alone would not see the leak.
     std::set<const TensorImpl*> bound;
     std::set<const Storage*> bound_storages;
+    std::set<const SparseTensorImpl*> bound_sparse;
     for (VarId v = 0; v < static_cast<VarId>(after.vars.size()); ++v) {
+      if (!after.vars[static_cast<size_t>(v)].live) continue;
+      if (const SparseTensor* sp = reference->reference_sparse(v)) bound_sparse.insert(sp->get());
       const Tensor* t = after.vars[static_cast<size_t>(v)].live ? reference->reference_tensor(v)
                                                                 : nullptr;
       if (!t) continue;
@@ -524,6 +531,13 @@ struct ConversionHook {
         return fail(why, std::string("F3: the ") + conv_name + " memo holds " +
                              std::to_string(m.tensors) + " tensor entries for " +
                              std::to_string(alive.size()) + " live converted tensors");
+      std::set<const SparseTensorImpl*> alive_sparse;
+      for (const auto& e : c.sparse)
+        if (auto t = e.lock(); t && bound_sparse.count(t.get())) alive_sparse.insert(t.get());
+      if (m.sparse != static_cast<int64_t>(alive_sparse.size()))
+        return fail(why, std::string("F3: the ") + conv_name + " memo holds " +
+                             std::to_string(m.sparse) + " sparse entries for " +
+                             std::to_string(alive_sparse.size()) + " live converted sparse tensors");
       if (s.op != OpId::kSweep || after.error != ErrorKind::kNone) continue;
       int64_t storages = 0;
       for (const auto& e : c.storages) {
@@ -549,6 +563,70 @@ StepHook stateless(StatelessCheck check) {
 
 }  // namespace
 
+// kSparseFakeMetadata (F4, F8, F2), on the observations alone: a successful
+// `fake`, `meta` or `to_meta` of a sparse variable gives a sparse variable of
+// the same layout, sizes, dtype, sparse_dim, dense_dim, coalesced flag,
+// blocksize and index dtype; nnz 0 for `fake` (PyTorch's converter), the
+// input's nnz for `meta` (the faithful MetaConverter) and `to_meta` (F8);
+// a fake reports the real device and `meta`/`to_meta` the meta device; and
+// converting the same live sparse variable again with the same converter
+// gives the very same tensor (F2: equal identity classes).
+struct SparseMetadataHook {
+  /// (op, input variable) -> the variable its last conversion bound.
+  std::shared_ptr<std::map<std::pair<OpId, VarId>, VarId>> earlier;
+
+  bool operator()(const Program& p, size_t k, const Observation& before, const Observation& after,
+                  std::string* why) {
+    if (k == 0 || !earlier) earlier = std::make_shared<std::map<std::pair<OpId, VarId>, VarId>>();
+    const Step& s = p.steps[k];
+    if (s.op != OpId::kFake && s.op != OpId::kMeta && s.op != OpId::kToMeta) return true;
+    if (after.error != ErrorKind::kNone || after.skipped) return true;
+    const VarId in_var = s.args[0].var;
+    const VarObs& in = before.vars[static_cast<size_t>(in_var)];
+    const VarObs& out = after.vars[static_cast<size_t>(s.out)];
+    if (!in.live || !is_sparse(in.layout)) return true;
+    const std::string op(s.info().name);
+    const std::string name = p.var_names[static_cast<size_t>(s.out)];
+    auto differs = [&](const char* field, const std::string& want, const std::string& got) {
+      return fail(why, std::string(s.op == OpId::kToMeta ? "F8: " : "F4: ") + op + " " + name +
+                           ": " + field + " " + got + ", expected " + want + " (the input's)");
+    };
+    auto num = [](int64_t x) { return std::to_string(x); };
+    if (out.layout != in.layout)
+      return differs("layout", std::string(layout_name(in.layout)), std::string(layout_name(out.layout)));
+    bool same_sizes = out.rank == in.rank;
+    for (int d = 0; same_sizes && d < in.rank; ++d) same_sizes = out.sizes[d] == in.sizes[d];
+    if (!same_sizes) return differs("sizes", "rank " + num(in.rank), "rank " + num(out.rank));
+    if (out.dtype != in.dtype)
+      return differs("dtype", std::string(dtype_name(in.dtype)), std::string(dtype_name(out.dtype)));
+    if (out.sparse_dim != in.sparse_dim) return differs("sparse_dim", num(in.sparse_dim), num(out.sparse_dim));
+    if (out.dense_dim != in.dense_dim) return differs("dense_dim", num(in.dense_dim), num(out.dense_dim));
+    if (out.coalesced != in.coalesced)
+      return differs("coalesced", in.coalesced ? "true" : "false", out.coalesced ? "true" : "false");
+    if (out.blocksize != in.blocksize)
+      return differs("blocksize", num(in.blocksize[0]) + "x" + num(in.blocksize[1]),
+                     num(out.blocksize[0]) + "x" + num(out.blocksize[1]));
+    if (out.index_dtype != in.index_dtype)
+      return differs("index_dtype", std::string(dtype_name(in.index_dtype)),
+                     std::string(dtype_name(out.index_dtype)));
+    const int64_t nnz = s.op == OpId::kFake ? 0 : in.nnz;
+    if (out.nnz != nnz) return differs("nnz", num(nnz), num(out.nnz));
+    const bool fake = s.op == OpId::kFake;
+    if (out.fake != fake || (out.device == Device::kMeta) == fake)
+      return fail(why, "F1: " + op + " " + name + " is on the wrong device (fake " +
+                           (out.fake ? "yes" : "no") + ")");
+    if (s.op == OpId::kToMeta) return true;  // F8: a fresh tensor every time
+    auto found = earlier->find({s.op, in_var});
+    if (found != earlier->end() && after.vars[static_cast<size_t>(found->second)].live &&
+        after.vars[static_cast<size_t>(found->second)].identity_class != out.identity_class)
+      return fail(why, "F2: " + op + " " + name + " is another tensor than the live earlier " +
+                           "conversion " + p.var_names[static_cast<size_t>(found->second)] +
+                           " of the same sparse tensor");
+    (*earlier)[{s.op, in_var}] = s.out;
+    return true;
+  }
+};
+
 StepHook make_all_invariants_hook(const Backend* reference) {
   std::vector<StepHook> hooks;
   for (Invariant inv : {Invariant::kCloneGivesZeros, Invariant::kInputStaysEmptied,
@@ -559,7 +637,7 @@ StepHook make_all_invariants_hook(const Backend* reference) {
                         Invariant::kForeignOwnerRaises, Invariant::kFakeAliasing,
                         Invariant::kFakeMemoWeak, Invariant::kFakeMemoIdentity,
                         Invariant::kFakeEmptiedZeroBytes, Invariant::kFakeSweepFrees,
-                        Invariant::kFakeUnsupportedTyped})
+                        Invariant::kFakeUnsupportedTyped, Invariant::kSparseFakeMetadata})
     hooks.push_back(make_invariant_hook(inv, reference));
   return [hooks](const Program& p, size_t k, const Observation& before, const Observation& after,
                  std::string* why) mutable {
@@ -577,6 +655,7 @@ StepHook make_invariant_hook(Invariant inv, const Backend* reference) {
     case Invariant::kFakeEmptiedZeroBytes:
     case Invariant::kFakeSweepFrees:
     case Invariant::kFakeUnsupportedTyped: return ConversionHook{reference, inv, nullptr};
+    case Invariant::kSparseFakeMetadata: return SparseMetadataHook{nullptr};
     case Invariant::kCloneGivesZeros: return stateless(clone_gives_zeros);
     case Invariant::kInputStaysEmptied: return stateless(input_stays_emptied);
     case Invariant::kBoundsCheckedRaise: return stateless(bounds_checked_raise);

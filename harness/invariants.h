@@ -33,6 +33,7 @@ enum class Invariant {
   kFakeEmptiedZeroBytes,   ///< F2: a new fake storage has the real nbytes (0 when emptied)
   kFakeSweepFrees,         ///< F3: memo entries are the live converted tensors; sweeps free dead storages
   kFakeUnsupportedTyped,   ///< F4: a refused conversion raises unsupported_fake_tensor, memo unchanged
+  kSparseFakeMetadata,     ///< F4/F8/F2: a sparse variable's fake/meta/to_meta keeps its metadata
 };
 
 /// `reference` is the reference backend (Backend::reference_tensor), which

@@ -39,7 +39,7 @@ std::vector<Backend*> BackendSet::all() const {
 namespace {
 
 /// 16-step programs with `invalid_per_mille` invalid steps, drawn from `ops`.
-GenConfig steps16(int invalid_per_mille, OpSet ops = all_ops()) {
+GenConfig steps16(int invalid_per_mille, OpSet ops = strided_ops()) {
   GenConfig c;
   c.max_steps = 16;
   c.min_steps = 16;
@@ -171,6 +171,13 @@ const std::vector<Property>& properties() {
       {"fake.unsupported_is_typed_and_memo_unchanged",
        "a refused conversion raises unsupported_fake_tensor and leaves the memo unchanged (F4)",
        PropertyKind::kInvariant, false, fake_errors_config(), Invariant::kFakeUnsupportedTyped},
+      {"fake.sparse_metadata",
+       "programs over sparse variables of every layout: every fake/meta/to_meta of a sparse "
+       "variable keeps layout, sizes, dtype, sparse_dim, dense_dim, coalesced, blocksize and "
+       "index dtype, nnz 0 in fake and kept in meta (F4, F8, F2), checked in the reference "
+       "after every step and against LibTorch's observations",
+       PropertyKind::kDifferential, false, sparse_config(), Invariant::kSparseFakeMetadata,
+       Versus::kBackends, /*with_invariant=*/true},
   };
   return kProps;
 }
@@ -202,7 +209,7 @@ bool fails_once(const Property& prop, Runner& runner, const Program& p, std::str
     if (steps) *steps += static_cast<int64_t>(p.steps.size());
     return false;
   }
-  RunReport rep = prop.kind == PropertyKind::kInvariant
+  RunReport rep = prop.kind == PropertyKind::kInvariant || prop.with_invariant
                       ? runner.run(p, false, make_invariant_hook(prop.invariant, runner.backends()[0]))
                       : runner.run(p);
   if (steps) *steps += rep.steps_run;

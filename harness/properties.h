@@ -57,6 +57,10 @@ struct Property {
   Invariant invariant = Invariant::kCloneGivesZeros;  ///< for kInvariant
   /// kDifferential: whom the reference is compared with.
   Versus versus = Versus::kBackends;
+  /// kDifferential that also checks `invariant` on the reference after
+  /// every step (fake.sparse_metadata: F4 in the reference and against
+  /// LibTorch's observations).
+  bool with_invariant = false;
 };
 
 /// Every property, in gate order.

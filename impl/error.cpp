@@ -10,7 +10,7 @@ constexpr std::array<std::string_view, static_cast<int>(ErrorKind::kNumKinds)> k
     "view_incompatible", "shape_mismatch", "invalid_argument", "internal_overlap",
     "partial_overlap",   "dtype_cast",     "scalar_overflow",  "storage_size_overflow",
     "non_resizable",     "resource_limit", "undefined_behavior", "unsupported_fake_tensor",
-    "device_mismatch", "other"};
+    "device_mismatch", "unsupported_layout", "other"};
 }  // namespace
 
 std::string_view error_kind_name(ErrorKind k) { return kErrorKindNames[static_cast<int>(k)]; }

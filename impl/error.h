@@ -41,6 +41,7 @@ enum class ErrorKind : unsigned char {
   kUndefinedBehavior,  ///< S8: a compute kernel on undersized storage; not run
   kUnsupportedFakeTensor, ///< F4: an input the meta/fake converter cannot convert
   kDeviceMismatch,     ///< tensors of devices the op cannot combine (copy out of meta, fake with real)
+  kUnsupportedLayout,  ///< an operand of a layout the op does not take in storcheck's language (oracles/layout_policy.h)
   kOther,              ///< a backend error that no rule above classifies
   kNumKinds
 };

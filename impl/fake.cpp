@@ -30,6 +30,8 @@ void MetaConverter::drop_dead_tensors() {
     }
     it = tensors_.erase(it);
   }
+  for (auto it = sparse_.begin(); it != sparse_.end();)  // F3: no storage entries to release
+    it = it->second.real.expired() ? sparse_.erase(it) : std::next(it);
 }
 
 namespace {
@@ -81,6 +83,31 @@ Result<Tensor> MetaConverter::convert(const Tensor& t) {
   return m;
 }
 
+// Note [Sparse fake modes]
+// PyTorch's FakeTensorConverter builds a sparse fake tensor with nnz 0
+// (meta_utils.py: _sparse_coo_tensor_with_dims, F4), so `fake` converts in
+// SparseFakeMode::kPyTorch and matches it. storcheck's MetaConverter (`meta`)
+// is geometry-exact for strided tensors (offsets, strides, aliasing), and
+// for sparse ones it is too: kFaithful keeps nnz and every part's geometry,
+// which is what a shape-propagation pass that reads nnz needs. Both memoize
+// by identity, weakly (F2, F3), and count in MemoStats::sparse.
+Result<SparseMetaTensor> MetaConverter::convert_sparse(const SparseTensor& s) {
+  drop_dead_tensors();
+  auto found = sparse_.find(s.get());
+  if (found != sparse_.end()) return found->second.meta;  // F2: alive, same tensor
+  Result<SparseMeta> r = sparse_to_meta(s, sparse_mode());
+  if (!r.ok()) return r.error();  // F4: memo unchanged
+  SparseMeta m = std::move(r).value();
+  if (fault_active(Fault::kSparseFakeSwapsDims)) std::swap(m.sparse_dim, m.dense_dim);
+  SparseEntry e;
+  e.real = s;
+  e.meta = std::make_shared<const SparseMeta>(std::move(m));
+  SparseMetaTensor out = e.meta;
+  sparse_.emplace(s.get(), std::move(e));
+  if (++since_sweep_ >= sweep_interval()) sweep();
+  return out;
+}
+
 Result<Tensor> MetaConverter::from_meta(const Tensor& m) {
   if (!m->is_meta() || m->fake)
     return make_error(ErrorKind::kUnsupportedFakeTensor,
@@ -109,7 +136,7 @@ void MetaConverter::sweep() {
 MemoStats MetaConverter::stats() {
   drop_dead_tensors();
   return MemoStats{static_cast<int64_t>(tensors_.size()), static_cast<int64_t>(storages_.size()),
-                   static_cast<int64_t>(pending_.size())};
+                   static_cast<int64_t>(pending_.size()), static_cast<int64_t>(sparse_.size())};
 }
 
 // Note [Fallback]
@@ -203,6 +230,28 @@ Result<Tensor> to_meta(const Tensor& t) {
   // numel * itemsize: the tensor exists, so neither overflows (S9).
   m->storage = Storage::make_meta(t->numel() * t->geom.itemsize);
   return Tensor(m);
+}
+
+}  // namespace storcheck
+
+namespace storcheck {
+
+Result<SparseMetaTensor> to_meta(const SparseTensor& s) {
+  Result<SparseMeta> r = sparse_to_meta(s, SparseFakeMode::kFaithful);  // F8: nnz, dims, coalesced
+  if (!r.ok()) return r.error();
+  SparseMeta m = std::move(r).value();
+  for (SparsePartMeta* p : {&m.indices, &m.compressed_indices, &m.plain_indices, &m.values}) {
+    if (!p->present) continue;
+    // Each part is cloned as to_meta(Tensor) clones a strided tensor.
+    Geometry g = p->geom;
+    g.offset = 0;
+    if (!p->geom.is_non_overlapping_and_dense()) infer_dense_strides(p->geom, g.strides.data());
+    int64_t numel = 0;
+    p->geom.numel(&numel);
+    p->geom = g;
+    p->storage_nbytes = numel * g.itemsize;
+  }
+  return SparseMetaTensor(std::make_shared<const SparseMeta>(std::move(m)));
 }
 
 }  // namespace storcheck

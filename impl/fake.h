@@ -20,6 +20,11 @@
 //   Tensor m = conv.convert(t).value();          // t a real Tensor (impl/tensor.h)
 //   Tensor v = conv.convert(view_of_t).value();  // v->storage == m->storage
 //   conv.stats();                                // {tensors, storages, pending}
+//   SparseMetaTensor f = conv.convert_sparse(s).value();  // s a SparseTensor (F4)
+//
+// Sparse inputs: see Note [Sparse fake modes] in fake.cpp. A FakeTensorConverter
+// (`fake`) converts as PyTorch's does (SparseFakeMode::kPyTorch: nnz 0), a
+// MetaConverter (`meta`) geometry-exactly (kFaithful: nnz and parts kept).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +35,7 @@
 
 #include "impl/dtype.h"
 #include "impl/geometry.h"
+#include "impl/sparse.h"
 #include "impl/tensor.h"
 
 namespace storcheck {
@@ -39,10 +45,16 @@ struct MemoStats {
   int64_t tensors = 0;   ///< entries of live real tensors
   int64_t storages = 0;  ///< entries of real storages (live or pending)
   int64_t pending = 0;   ///< storage entries whose tensors all died
+  int64_t sparse = 0;    ///< entries of live real sparse tensors (F2, F3; no storage entries)
   bool operator==(const MemoStats& o) const {
-    return tensors == o.tensors && storages == o.storages && pending == o.pending;
+    return tensors == o.tensors && storages == o.storages && pending == o.pending &&
+           sparse == o.sparse;
   }
 };
+
+/// A sparse meta or fake tensor: the metadata of a sparse tensor, no data
+/// (impl/sparse.h). Shared so that the memo can hand the same one back (F2).
+using SparseMetaTensor = std::shared_ptr<const SparseMeta>;
 
 class MetaConverter {
  public:
@@ -59,6 +71,16 @@ class MetaConverter {
   /// meta storage, sharing m's version counter (PyTorch wraps the meta tensor
   /// as its `elem`). A non-meta or fake input raises kUnsupportedFakeTensor.
   static Result<Tensor> from_meta(const Tensor& m);
+  /// F4/F2: the meta (or fake) tensor of sparse tensor `s`, memoized weakly
+  /// by identity like convert(): the same live `s` gives the very same
+  /// result. A FakeTensorConverter converts in SparseFakeMode::kPyTorch, a
+  /// MetaConverter in kFaithful (Note [Sparse fake modes]). What
+  /// sparse_to_meta refuses raises kUnsupportedFakeTensor, memo unchanged.
+  Result<SparseMetaTensor> convert_sparse(const SparseTensor& s);
+  /// The mode convert_sparse uses.
+  SparseFakeMode sparse_mode() const {
+    return fake_ ? SparseFakeMode::kPyTorch : SparseFakeMode::kFaithful;
+  }
   /// F3: drops the entries of dead tensors, then pending storages that died.
   void sweep();
   /// After dropping the entries of dead tensors (what PyTorch's weakref
@@ -79,8 +101,15 @@ class MetaConverter {
     std::shared_ptr<Storage> meta;
     int64_t tensors = 0;  ///< live tensor entries that use it
   };
+  struct SparseEntry {
+    std::weak_ptr<SparseTensorImpl> real;
+    SparseMetaTensor meta;
+  };
   void drop_dead_tensors();
   std::unordered_map<const TensorImpl*, TensorEntry> tensors_;
+  /// Sparse tensors have no storage of their own: entries by identity only
+  /// (counted in MemoStats::sparse).
+  std::unordered_map<const SparseTensorImpl*, SparseEntry> sparse_;
   std::unordered_map<const Storage*, StorageEntry> storages_;
   std::vector<const Storage*> pending_;  ///< storage entries with no live tensor entry
   int64_t since_sweep_ = 0;
@@ -120,5 +149,11 @@ Result<Tensor> fallback_output(const std::vector<Tensor>& fakes, const std::vect
 /// A meta input is returned itself (`to` onto its own device); a fake input
 /// raises kUnsupportedFakeTensor (it has no data to copy).
 Result<Tensor> to_meta(const Tensor& t);
+/// F8 for sparse tensors: LibTorch's `to(kMeta)` of `s` as SEMANTICS F8 states
+/// it: a fresh meta sparse tensor that keeps nnz, the sparse/dense dims
+/// split, the coalesced flag, blocksize and index dtype, whose parts are
+/// clones onto the meta device (to_meta's strides, offset 0, fresh storage
+/// of numel * itemsize). Not memoized: every call gives a new one.
+Result<SparseMetaTensor> to_meta(const SparseTensor& s);
 
 }  // namespace storcheck

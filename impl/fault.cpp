@@ -39,6 +39,7 @@ std::string_view fault_name(Fault f) {
     case Fault::kMetaOutplaceContiguous: return "meta_outplace_contiguous";
     case Fault::kFallbackConvertsViews: return "fallback_converts_views";
     case Fault::kFallbackRunsInplaceView: return "fallback_runs_inplace_view";
+    case Fault::kSparseFakeSwapsDims: return "sparse_fake_swaps_dims";
     case Fault::kHangInZero: return "hang_in_zero";
     case Fault::kCrashInFill: return "crash_in_fill";
     case Fault::kThrowInClone: return "throw_in_clone";

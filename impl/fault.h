@@ -42,6 +42,10 @@ enum class Fault {
   kFallbackConvertsViews,
   /// inplace_view ops fall back like any other op (F7 says they never do).
   kFallbackRunsInplaceView,
+  /// Sparse conversion swaps sparse_dim and dense_dim: the meta or fake
+  /// tensor of a sparse tensor reports the real one's dense_dim as its
+  /// sparse_dim and the other way round (F4).
+  kSparseFakeSwapsDims,
   // Harness faults (oracles/reference_backend.cpp): a backend that misbehaves
   // the way a broken LibTorch can, so tests can prove the harness copes.
   /// The reference backend hangs (sleeps an hour) in zero_: a per-program
@@ -60,7 +64,7 @@ inline constexpr Fault kAllFaults[] = {
     Fault::kNone,         Fault::kTransposeSquareStrides, Fault::kRestoreOnlyInClone,
     Fault::kRehydrateFromOneView, Fault::kLastSharerCopies, Fault::kMemoStrongRef,
     Fault::kFakeViewLosesAliasing, Fault::kMetaOutplaceContiguous, Fault::kFallbackConvertsViews,
-    Fault::kFallbackRunsInplaceView, Fault::kHangInZero,
+    Fault::kFallbackRunsInplaceView, Fault::kSparseFakeSwapsDims, Fault::kHangInZero,
     Fault::kCrashInFill,  Fault::kThrowInClone};
 
 /// True when the build has fault injection compiled in.

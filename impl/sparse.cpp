@@ -386,7 +386,11 @@ Result<Tensor> part_alias(const SparseTensorImpl& s, const Tensor& part,
   if (!part)
     return err(ErrorKind::kInvalidArgument, accessor + "(): the " + layout_name(s.layout) +
                                                 " tensor has no such part (built by hand?)");
-  return alias(part);  // S3: shares the part's storage and version counter
+  Result<Tensor> a = alias(part);  // S3: shares the part's storage
+  if (!a.ok()) return a;
+  if (!s.version) s.version = std::make_shared<int64_t>(0);
+  a.value()->version = s.version;  // S2: a view of the sparse tensor
+  return a;
 }
 
 /// crow_indices/col_indices (row) and ccol_indices/row_indices (column).

@@ -8,7 +8,7 @@
 // ordinary strided Tensors (impl/tensor.h). The accessors (values(),
 // indices(), crow_indices(), ...) return aliases of the parts: they share the
 // parts' storages and version counters, so a write through one is seen by
-// to_dense (S3). COO: indices [sparse_dim, nnz] of i64, values
+// to_dense (S3), and one version counter, the sparse tensor's (S2). COO: indices [sparse_dim, nnz] of i64, values
 // [nnz, dense sizes...]. Compressed: compressed_indices
 // [batch..., n_compressed + 1], plain_indices [batch..., nnz] of i64 or i32,
 // values [batch..., nnz, (blocksize...), dense sizes...]. Every allocation
@@ -62,6 +62,10 @@ struct SparseTensorImpl {
   Tensor compressed_indices;  ///< CSR/BSR: crow_indices; CSC/BSC: ccol_indices
   Tensor plain_indices;       ///< CSR/BSR: col_indices; CSC/BSC: row_indices
   Tensor values;
+  /// S2: the accessors' results are views of the sparse tensor, so they all
+  /// share this one version counter (PyTorch: a write through values() bumps
+  /// s._version and every accessor's). Made by the first accessor call.
+  mutable std::shared_ptr<int64_t> version;
 
   int rank() const { return static_cast<int>(sizes.size()); }
   /// Specified elements (blocks for BSR/BSC); per batch for compressed layouts.
@@ -122,7 +126,8 @@ Result<Tensor> to_dense(Context& ctx, const SparseTensor& s);
 Result<SparseTensor> coalesce(Context& ctx, const SparseTensor& s);
 
 // --- Accessors: aliases of the parts (S3) ----------------------------------------------
-// Each returns a new Tensor sharing the part's storage and version counter.
+// Each returns a new Tensor sharing the part's storage and the sparse
+// tensor's version counter (SparseTensorImpl::version; S2).
 // The wrong layout raises kInvalidArgument with PyTorch's message.
 
 /// s.indices(): COO; raises on an uncoalesced tensor, as PyTorch does.

@@ -499,9 +499,10 @@ TEST_F(SparseTest, WritingThroughValuesChangesToDenseS3) {
   Tensor v = must(values(s));
   EXPECT_NE(v, s->values) << "an alias, not the part itself";
   EXPECT_EQ(v->storage, s->values->storage);
-  EXPECT_EQ(v->version, s->values->version) << "shares the version counter (S2)";
+  EXPECT_EQ(v->version, s->version) << "shares the sparse tensor's version counter (S2)";
   ASSERT_TRUE(fill_(v, Scalar::integer(7)).ok());
-  EXPECT_EQ(*s->values->version, 1);
+  EXPECT_EQ(*s->version, 1);
+  EXPECT_EQ(*must(indices(s))->version, 1) << "every accessor's view sees the write (S2)";
   EXPECT_EQ(elems(must(to_dense(ctx, s))), (D{0, 7, 0, 7, 0, 7}));
   // The same through a CSR tensor's values().
   SparseTensor c = must(to_sparse_csr(ctx, x23()));

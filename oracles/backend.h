@@ -28,6 +28,7 @@
 #include <string_view>
 
 #include "impl/error.h"
+#include "impl/sparse.h"
 #include "impl/tensor.h"
 #include "oracles/observation.h"
 #include "program/ir.h"
@@ -92,6 +93,12 @@ class Backend {
     (void)v;
     (void)t;
     return false;
+  }
+  /// The reference's real sparse tensor bound to `v` (null otherwise): the
+  /// F3 check of sparse conversions (harness/invariants.h kFakeSweepFrees).
+  virtual const SparseTensor* reference_sparse(VarId v) const {
+    (void)v;
+    return nullptr;
   }
 };
 

@@ -69,7 +69,7 @@ bool compare_observations(const Observation& a, const Capabilities& ca, const Ob
                     (b.error_message.empty() ? "" : " (" + b.error_message + ")"));
   auto memo_str = [](const MemoStats& s) {
     return std::to_string(s.tensors) + " tensors, " + std::to_string(s.storages) + " storages (" +
-           std::to_string(s.pending) + " pending)";
+           std::to_string(s.pending) + " pending), " + std::to_string(s.sparse) + " sparse";
   };
   if (a.memo_known && b.memo_known) {
     if (!(a.fake_memo == b.fake_memo))
@@ -97,7 +97,23 @@ bool compare_observations(const Observation& a, const Capabilities& ca, const Ob
       return fail("offset", v, std::to_string(x.offset), std::to_string(y.offset));
     if (x.dtype != y.dtype)
       return fail("dtype", v, std::string(dtype_name(x.dtype)), std::string(dtype_name(y.dtype)));
-    if (x.layout != y.layout) return fail("layout", v, "?", "?");
+    if (x.layout != y.layout)
+      return fail("layout", v, std::string(layout_name(x.layout)), std::string(layout_name(y.layout)));
+    if (is_sparse(x.layout)) {  // F4 metadata; Note [Observing a sparse variable]
+      auto num = [](int64_t n) { return std::to_string(n); };
+      if (x.sparse_dim != y.sparse_dim) return fail("sparse_dim", v, num(x.sparse_dim), num(y.sparse_dim));
+      if (x.dense_dim != y.dense_dim) return fail("dense_dim", v, num(x.dense_dim), num(y.dense_dim));
+      if (x.nnz != y.nnz) return fail("nnz", v, num(x.nnz), num(y.nnz));
+      if (x.coalesced != y.coalesced)
+        return fail("coalesced", v, x.coalesced ? "coalesced" : "uncoalesced",
+                    y.coalesced ? "coalesced" : "uncoalesced");
+      if (x.blocksize != y.blocksize)
+        return fail("blocksize", v, format_ints(IntSpan(x.blocksize.data(), 2)),
+                    format_ints(IntSpan(y.blocksize.data(), 2)));
+      if (x.index_dtype != y.index_dtype)
+        return fail("index_dtype", v, std::string(dtype_name(x.index_dtype)),
+                    std::string(dtype_name(y.index_dtype)));
+    }
     if (x.device != y.device || (x.fake != y.fake && !twin)) {
       auto dev = [](const VarObs& o) {
         std::string d = o.device == Device::kMeta ? "meta" : o.device == Device::kCuda ? "cuda" : "cpu";

@@ -24,7 +24,9 @@
 //   output identical to an input, the same error), or where the fallback
 //   must raise (an output that is a view; inplace_view ops), a difference is
 //   reported through take_invariant_finding().
-// Programs with storage or conversion steps are not cross-ref programs: the
+// Programs with storage, conversion or sparse steps (sparse variables have
+// no fake twins here; fake.sparse_metadata checks their conversion) are not
+// cross-ref programs: the
 // twin runs them, but their observations are not meant to agree. Nor is who
 // owns the data (C7): lazy_clone of a from_blob tensor raises on eager and
 // not on its fake twin, which has no data.

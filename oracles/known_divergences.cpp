@@ -54,6 +54,20 @@ const std::vector<KnownDivergence>& known_divergences() {
        "LibTorch 1.13's resize_ sets the new sizes and strides before it tries to grow a "
        "non-resizable storage, so the failed call leaves the tensor half-changed; the reference "
        "keeps the strong guarantee of SEMANTICS S10"},
+      {"to-meta-sparse-coo-empty-1.13", "1.13", "to_meta", "sparse_dim,dense_dim,nnz,coalesced",
+       "LibTorch 1.13's to(kMeta) of a sparse COO tensor gives a new empty one of the same sizes "
+       "and dtype: nnz 0, sparse_dim = rank, dense_dim 0, coalesced (a hybrid or uncoalesced "
+       "input loses its dims split and flag); SEMANTICS F8 says to_meta keeps nnz, the "
+       "sparse/dense dims split and the coalesced flag, as later PyTorch does, and the "
+       "reference does"},
+      {"meta-sparse-compressed-1.13", "1.13", "meta,fake,to_meta", "error",
+       "LibTorch 1.13 has no meta tensors of the compressed sparse layouts (CSR, CSC, BSR, "
+       "BSC): every way of building one raises ('Unsupported device type for SparseCsr "
+       "layout: meta', 'Could not run new_compressed_tensor from the meta device'); "
+       "SEMANTICS F4 converts them with their dense_dim, blocksize and index dtype (PyTorch "
+       "2.x's _sparse_compressed_tensor_with_dims), and F8's to_meta clones them, as the "
+       "reference does",
+       "LibTorch has no meta sparse_"},
       {"symint-range-1.13", "1.13", "*", "error",
        "LibTorch 1.13 reserves int64 values below -2^62 for symbolic ints: a stride or size "
        "that lands there (huge strides on a numel-0 tensor scaled by slice/unfold/diagonal) "

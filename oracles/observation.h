@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "impl/dtype.h"
@@ -29,7 +30,10 @@ namespace storcheck {
 /// up to this bound, beyond which every backend raises kResourceLimit).
 inline constexpr int kMaxDims = 16;
 
-enum class Layout : uint8_t { kStrided };
+/// torch.layout: kStrided, or one of the sparse layouts (impl/sparse.h).
+enum class Layout : uint8_t { kStrided, kSparseCoo, kSparseCsr, kSparseCsc, kSparseBsr, kSparseBsc };
+/// "strided", "sparse_coo", ... (torch.layout's names).
+std::string_view layout_name(Layout l);
 enum class Device : uint8_t { kCpu, kCuda, kMeta };
 
 /// One variable after a step.
@@ -41,6 +45,16 @@ struct VarObs {
   int64_t offset = 0;
   DType dtype = DType::kF32;
   Layout layout = Layout::kStrided;
+  /// Sparse layouts only (F4); see Note [Observing a sparse variable]. A
+  /// sparse tensor has no storage of its own: strides 0, offset 0,
+  /// storage_nbytes -1, alias_class and data_class -1, version unknown, and
+  /// its values are its to_dense() elements (none for meta and fake ones).
+  int64_t sparse_dim = 0;
+  int64_t dense_dim = 0;
+  int64_t nnz = 0;        ///< specified elements (blocks for BSR/BSC), per batch
+  bool coalesced = false; ///< COO only
+  std::array<int64_t, 2> blocksize{1, 1};  ///< BSR/BSC; {1, 1} otherwise
+  DType index_dtype = DType::kI64;
   /// kMeta for meta tensors; a fake tensor reports the device it stands for
   /// (F1) and has `fake` set; both have a meta storage (no data).
   Device device = Device::kCpu;
@@ -66,6 +80,42 @@ struct VarObs {
   int64_t cow_refs = 0;  ///< sharers of the data block (reference only)
   bool foreign = false;  ///< data of a foreign owner (reference only, not compared)
 };
+
+// Note [Observing a sparse variable]
+// A sparse variable (layout != kStrided) is observed by its F4 metadata:
+// layout, sizes, dtype, sparse_dim, dense_dim, nnz, coalesced (COO),
+// blocksize (BSR/BSC) and index dtype, and by its identity (F2: the same
+// live sparse tensor converts to the same fake). Its parts' storages belong
+// to the accessors' results, which are strided variables (S3), so the
+// storage fields are "none" on every backend: strides and offset 0,
+// storage_nbytes -1, data_null false, alias_class -1, data_class -1, not COW,
+// version unknown. A real sparse variable's values are the bytes of its
+// to_dense() (row-major); a meta or fake one has none.
+
+/// True for a sparse layout.
+inline bool is_sparse(Layout l) { return l != Layout::kStrided; }
+
+/// Note [Observing a sparse variable]: sizes (strides and offset 0) and
+/// dtype, and every storage field set to "no storage". Backends then fill
+/// the layout, device, F4 metadata, identity and values.
+inline void observe_sparse_storage_none(VarObs* v, int rank, const int64_t* sizes, DType dtype) {
+  v->rank = rank;
+  v->sizes = {};
+  v->strides = {};
+  for (int d = 0; d < rank && d < kMaxDims; ++d) v->sizes[d] = sizes[d];
+  v->offset = 0;
+  v->dtype = dtype;
+  v->storage_nbytes = -1;
+  v->data_null = false;
+  v->alias_class = -1;
+  v->data_class = -1;
+  v->data_moved = false;
+  v->is_cow = false;
+  v->cow_refs = 0;
+  v->foreign = false;
+  v->version_known = false;
+  v->version = 0;
+}
 
 /// Product of the sizes.
 inline int64_t observed_numel(const VarObs& v) {

@@ -1,5 +1,6 @@
 // The reference backend: runs each step through impl/ (the op table's
 // reference column is the dispatch below: one case per op of ops.def).
+#include <array>
 #include <chrono>
 #include <csignal>
 #include <stdexcept>
@@ -9,14 +10,46 @@
 #include "impl/fake.h"
 #include "impl/fault.h"
 #include "impl/ops.h"
+#include "impl/sparse.h"
 #include "oracles/backend.h"
 #include "oracles/first_index.h"
+#include "oracles/layout_policy.h"
 
 namespace storcheck {
 
 namespace {
 
 IntSpan span(const IntList& l) { return IntSpan(l.v.data(), l.n); }
+
+Layout to_layout(SparseLayout l) {
+  switch (l) {
+    case SparseLayout::kStrided: return Layout::kStrided;
+    case SparseLayout::kCoo: return Layout::kSparseCoo;
+    case SparseLayout::kCsr: return Layout::kSparseCsr;
+    case SparseLayout::kCsc: return Layout::kSparseCsc;
+    case SparseLayout::kBsr: return Layout::kSparseBsr;
+    case SparseLayout::kBsc: return Layout::kSparseBsc;
+  }
+  return Layout::kStrided;
+}
+
+/// Note [Sparse indices written through an accessor] (torch_backend.cpp):
+/// 1.13's construction checks, run again on the parts (they allocate nothing).
+Status check_sparse_indices(std::string_view op, const SparseTensor& s) {
+  Context ctx;  // the checks allocate nothing
+  const IntSpan sizes(s->sizes.data(), static_cast<int>(s->sizes.size()));
+  Result<SparseTensor> r =
+      s->layout == SparseLayout::kCoo
+          ? sparse_coo_tensor(ctx, s->indices, s->values, sizes)
+          : sparse_compressed_tensor(ctx, s->compressed_indices, s->plain_indices, s->values,
+                                     sizes, s->layout);
+  if (r.ok()) return Status();
+  return make_error(ErrorKind::kUndefinedBehavior,
+                    std::string(op) + ": not executed: undefined (S8): the " +
+                        std::string(sparse_layout_name(s->layout)) +
+                        " tensor's indices are no longer valid (" + r.error().message + ")");
+}
+
 
 class ReferenceBackend final : public Backend {
  public:
@@ -42,6 +75,10 @@ class ReferenceBackend final : public Backend {
     fake_conv_ = MetaConverter(/*fake=*/true);
     meta_conv_ = MetaConverter(/*fake=*/false);
     last_data_.assign(vars_.size(), nullptr);
+    sparse_.assign(vars_.size(), nullptr);
+    sparse_meta_.assign(vars_.size(), nullptr);
+    sparse_fake_.assign(vars_.size(), 0);
+    sparse_base_.assign(vars_.size(), SparseBase{});
     copies_at_begin_ = cow_copies();
   }
 
@@ -51,6 +88,11 @@ class ReferenceBackend final : public Backend {
     if (fault_active(Fault::kCrashInFill) && s.op == OpId::kFill_) std::raise(SIGSEGV);
     if (fault_active(Fault::kThrowInClone) && s.op == OpId::kClone)
       throw std::logic_error("planted internal error (fault throw_in_clone)");
+    std::array<OperandLayout, kMaxArgs> layouts{};
+    for (int k = 0; k < s.nargs; ++k)
+      if (s.args[k].kind == ArgKind::kVar) layouts[static_cast<size_t>(k)] = operand_layout(s.args[k].var);
+    if (Error e = check_layouts(s, layouts); e.kind != ErrorKind::kNone) return e;
+    if (s.info().category == OpCategory::kSparse || sparse_operand(s)) return run_sparse(s);
     Result<Tensor> r = dispatch(s);
     if (!r.ok()) {
       Error e = r.error();
@@ -64,7 +106,7 @@ class ReferenceBackend final : public Backend {
         }
       return e;
     }
-    if (s.out != kNoVar) vars_[s.out] = std::move(r).value();
+    if (s.out != kNoVar) bind_strided(s, std::move(r).value());
     return {};
   }
 
@@ -80,6 +122,12 @@ class ReferenceBackend final : public Backend {
     return true;
   }
 
+  const SparseTensor* reference_sparse(VarId v) const override {
+    if (v < 0 || static_cast<size_t>(v) >= sparse_.size() || !sparse_[static_cast<size_t>(v)])
+      return nullptr;
+    return &sparse_[static_cast<size_t>(v)];
+  }
+
   void observe(Observation* obs, const ObserveScope& scope = {}) override {
     obs->vars.resize(vars_.size());
     obs->cow_copies = cow_copies() - copies_at_begin_;
@@ -93,7 +141,12 @@ class ReferenceBackend final : public Backend {
       VarObs& v = obs->vars[k];
       const Tensor& t = vars_[k];
       bool refresh = scope.all_values || static_cast<VarId>(k) == scope.fresh || !v.live;
+      if (sparse_[k] || sparse_meta_[k]) {
+        observe_sparse(k, refresh, &v);
+        continue;
+      }
       v.live = t != nullptr;
+      v.layout = Layout::kStrided;
       if (!v.live) {
         last_data_[k] = nullptr;
         continue;
@@ -135,6 +188,177 @@ class ReferenceBackend final : public Backend {
 
  private:
   FirstIndex alias_, identity_, data_;  ///< observe()'s classes
+  /// See sparse_base_.
+  struct SparseBase {
+    std::weak_ptr<SparseTensorImpl> base;
+    SparseLayout layout = SparseLayout::kStrided;
+  };
+
+  OperandLayout operand_layout(VarId v) const {
+    const size_t k = static_cast<size_t>(v);
+    if (sparse_[k]) return {to_layout(sparse_[k]->layout), false};
+    if (sparse_meta_[k]) return {to_layout(sparse_meta_[k]->layout), true};
+    return {Layout::kStrided, vars_[k] && vars_[k]->is_meta()};
+  }
+  /// A tensor operand of `s` holds a sparse tensor (only the conversions
+  /// and drop get here: check_layouts refused every other op).
+  bool sparse_operand(const Step& s) const {
+    for (int k = 0; k < s.nargs; ++k)
+      if (s.args[k].kind == ArgKind::kVar && is_sparse(operand_layout(s.args[k].var).layout))
+        return true;
+    return false;
+  }
+
+  /// Binds a strided result; one that shares the storage of the step's
+  /// first operand keeps that operand's sparse base (PyTorch's _base of a
+  /// view of values(), indices(), ...: F4 refuses to convert it).
+  void bind_strided(const Step& s, Tensor t, const SparseTensor& base = nullptr) {
+    SparseBase b;
+    if (base) {
+      b = SparseBase{base, base->layout};
+    } else if (s.nargs > 0 && s.args[0].kind == ArgKind::kVar) {
+      const Tensor& in = vars_[s.args[0].var];
+      if (in && t && in->storage == t->storage) b = sparse_base_[s.args[0].var];
+    }
+    sparse_base_[s.out] = std::move(b);
+    vars_[s.out] = std::move(t);
+  }
+
+  /// F4: a view of a part of a sparse tensor does not convert, memo unchanged.
+  Error refuse_sparse_view(const Tensor& t, const SparseBase& b) const {
+    if (SparseTensor base = b.base.lock()) return sparse_view_to_meta(t, *base).error();
+    return make_error(ErrorKind::kUnsupportedFakeTensor,
+                      "fake conversion of a sparse tensor: the tensor is a view of a part of a " +
+                          std::string(sparse_layout_name(b.layout)) +
+                          " tensor (no longer bound to a variable); PyTorch's MetaConverter "
+                          "does not convert it");
+  }
+
+  /// The steps with a sparse operand or result (Note [Layout policy] has
+  /// already refused the layouts an op does not take).
+  Error run_sparse(const Step& s) {
+    const Arg* a = s.args.data();
+    auto var = [&](int k) -> const Tensor& { return vars_[a[k].var]; };
+    auto sp = [&](int k) -> const SparseTensor& { return sparse_[a[k].var]; };
+    auto blocksize = [&](int k) { return std::array<int64_t, 2>{a[k].list[0], a[k].list[1]}; };
+    auto bind_sparse = [&](Result<SparseTensor> r) -> Error {
+      if (!r.ok()) return r.error();
+      sparse_[s.out] = std::move(r).value();
+      return {};
+    };
+    auto bind_meta = [&](Result<SparseMetaTensor> r, bool fake) -> Error {
+      if (!r.ok()) return r.error();
+      sparse_meta_[s.out] = std::move(r).value();
+      sparse_fake_[s.out] = fake;
+      return {};
+    };
+    // S3: an alias of a part of sp(0). PyTorch 1.13 makes every accessor's
+    // result a view of the sparse tensor (its _base, F4) except COO's
+    // indices(), which is an alias without a _base.
+    auto part = [&](Result<Tensor> r) -> Error {
+      if (!r.ok()) return r.error();
+      bind_strided(s, std::move(r).value(), s.op == OpId::kIndices ? nullptr : sp(0));
+      return {};
+    };
+    switch (s.op) {
+      case OpId::kToSparseCoo: return bind_sparse(to_sparse_coo(ctx_, var(0), a[1].i));
+      case OpId::kToSparseCsr: return bind_sparse(to_sparse_csr(ctx_, var(0)));
+      case OpId::kToSparseCsc: return bind_sparse(to_sparse_csc(ctx_, var(0)));
+      case OpId::kToSparseBsr: return bind_sparse(to_sparse_bsr(ctx_, var(0), blocksize(1)));
+      case OpId::kToSparseBsc: return bind_sparse(to_sparse_bsc(ctx_, var(0), blocksize(1)));
+      case OpId::kSparseCooTensor:
+        return bind_sparse(sparse_coo_tensor(ctx_, var(0), var(1), span(a[2].list)));
+      case OpId::kCoalesce:  // a coalesced tensor is returned itself: nothing is read
+        if (Status st = sp(0)->coalesced ? Status() : check_parts_fit_then_indices("coalesce", sp(0));
+            !st.ok())
+          return st.error();
+        return bind_sparse(coalesce(ctx_, sp(0)));
+      case OpId::kToDense: {
+        if (Status st = check_parts_fit_then_indices("to_dense", sp(0)); !st.ok()) return st.error();
+        Result<Tensor> r = to_dense(ctx_, sp(0));
+        if (!r.ok()) return r.error();
+        bind_strided(s, std::move(r).value());
+        return {};
+      }
+      case OpId::kIndices: return part(indices(sp(0)));
+      case OpId::kValues: return part(values(sp(0)));
+      case OpId::kCrowIndices: return part(crow_indices(sp(0)));
+      case OpId::kColIndices: return part(col_indices(sp(0)));
+      case OpId::kCcolIndices: return part(ccol_indices(sp(0)));
+      case OpId::kRowIndices: return part(row_indices(sp(0)));
+      case OpId::kMeta: return bind_meta(meta_conv_.convert_sparse(sp(0)), false);
+      case OpId::kFake: return bind_meta(fake_conv_.convert_sparse(sp(0)), true);
+      case OpId::kToMeta: return bind_meta(to_meta(sp(0)), false);  // F8
+      case OpId::kDrop:
+        sparse_[a[0].var] = nullptr;
+        sparse_meta_[a[0].var] = nullptr;
+        return {};
+      default: break;
+    }
+    SC_ASSERT(false, "run_sparse: op " + std::string(s.info().name) +
+                         " passed check_layouts with a sparse operand but has no sparse entry");
+    return {};
+  }
+
+  /// S8 on the parts first (as LibTorch's backend checks them: an undersized
+  /// part is reported as such), then Note [Sparse indices written through an
+  /// accessor].
+  static Status check_parts_fit_then_indices(std::string_view op, const SparseTensor& s) {
+    for (const Tensor* p : {&s->indices, &s->compressed_indices, &s->plain_indices, &s->values})
+      if (*p && !storage_covers(**p)) return Status();  // the op's own S8 error comes first
+    return check_sparse_indices(op, s);
+  }
+
+  /// Note [Observing a sparse variable].
+  void observe_sparse(size_t k, bool refresh, VarObs* v) {
+    v->live = true;
+    const int32_t self = static_cast<int32_t>(k);
+    if (const SparseTensor& sp = sparse_[k]) {
+      observe_sparse_storage_none(v, sp->rank(), sp->sizes.data(), sp->dtype);
+      v->layout = to_layout(sp->layout);
+      v->device = Device::kCpu;
+      v->fake = false;
+      v->sparse_dim = sp->sparse_dim;
+      v->dense_dim = sp->dense_dim;
+      v->nnz = sp->nnz();
+      v->coalesced = sp->layout == SparseLayout::kCoo && sp->coalesced;
+      v->blocksize = sp->blocksize;
+      v->index_dtype = sp->index_dtype;
+      v->identity_class = identity_.find_or_insert(sp.get(), self);
+      last_data_[k] = nullptr;
+      if (!refresh) return;
+      // The values are to_dense()'s, read outside the program's budget; an
+      // undersized part (S8) or a dense form beyond one tensor's limit has none.
+      v->values.clear();
+      if (!check_parts_fit_then_indices("observe", sp).ok()) {
+        v->values_known = false;
+        return;
+      }
+      Context scratch;
+      scratch.budget.max_tensor_bytes = ctx_.budget.max_tensor_bytes;
+      scratch.budget.max_total_bytes = ctx_.budget.max_tensor_bytes;
+      Result<Tensor> d = to_dense(scratch, sp);
+      v->values_known = d.ok();
+      if (d.ok()) read_elements(*d.value(), &v->values);
+      return;
+    }
+    const SparseMeta& m = *sparse_meta_[k];
+    observe_sparse_storage_none(v, static_cast<int>(m.sizes.size()), m.sizes.data(), m.dtype);
+    v->layout = to_layout(m.layout);
+    v->fake = sparse_fake_[k] != 0;
+    v->device = v->fake ? Device::kCpu : Device::kMeta;  // F1: a fake reports cpu
+    v->sparse_dim = m.sparse_dim;
+    v->dense_dim = m.dense_dim;
+    v->nnz = m.nnz;
+    v->coalesced = m.layout == SparseLayout::kCoo && m.coalesced;
+    v->blocksize = m.blocksize;
+    v->index_dtype = m.index_dtype;
+    v->identity_class = identity_.find_or_insert(sparse_meta_[k].get(), self);
+    last_data_[k] = nullptr;
+    v->values_known = false;
+    v->values.clear();
+  }
+
   Result<Tensor> none(Status st) {
     if (!st.ok()) return st.error();
     return Tensor{};
@@ -202,8 +426,11 @@ class ReferenceBackend final : public Backend {
       case OpId::kReshrink: return none(reshrink(&restored_));
       case OpId::kResizeStorage: return none(resize_storage(ctx_, var(0), a[1].i));
       case OpId::kSetNonresizable: return none(set_nonresizable(var(0)));
-      case OpId::kMeta: return meta_conv_.convert(var(0));
-      case OpId::kFake: return fake_conv_.convert(var(0));
+      case OpId::kMeta:
+      case OpId::kFake:
+        if (sparse_base_[a[0].var].layout != SparseLayout::kStrided)
+          return refuse_sparse_view(var(0), sparse_base_[a[0].var]);
+        return (s.op == OpId::kMeta ? meta_conv_ : fake_conv_).convert(var(0));
       case OpId::kToMeta: return to_meta(var(0));
       case OpId::kFakeFromMeta: return MetaConverter::from_meta(var(0));
       case OpId::kSweep:
@@ -213,7 +440,14 @@ class ReferenceBackend final : public Backend {
       case OpId::kMemoStats: return Tensor{};  // observe() reports the memos after every step
       case OpId::kDrop:
         vars_[a[0].var] = nullptr;
+        sparse_base_[a[0].var] = SparseBase{};
         return Tensor{};
+      case OpId::kToSparseCoo: case OpId::kToSparseCsr: case OpId::kToSparseCsc:
+      case OpId::kToSparseBsr: case OpId::kToSparseBsc: case OpId::kToDense:
+      case OpId::kCoalesce: case OpId::kSparseCooTensor: case OpId::kIndices:
+      case OpId::kValues: case OpId::kCrowIndices: case OpId::kColIndices:
+      case OpId::kCcolIndices: case OpId::kRowIndices:
+        break;  // run_sparse
       case OpId::kNumOps: break;
     }
     SC_ASSERT(false, "op without a reference entry: " + std::string(op_info(s.op).name));
@@ -221,7 +455,15 @@ class ReferenceBackend final : public Backend {
   }
 
   const Program* program_ = nullptr;
-  std::vector<Tensor> vars_;
+  std::vector<Tensor> vars_;  ///< strided variables; null for unbound and sparse ones
+  std::vector<SparseTensor> sparse_;          ///< real sparse variables
+  std::vector<SparseMetaTensor> sparse_meta_; ///< meta and fake sparse variables
+  std::vector<uint8_t> sparse_fake_;          ///< sparse_meta_[v] is a fake one
+  /// The sparse tensor a strided variable is a view of a part of (values(),
+  /// indices(), ... and views of those), as PyTorch's _base; layout
+  /// kStrided for none. Weak, so that the F3 check sees the memo's entry
+  /// go when the sparse variable is dropped; the layout outlives it.
+  std::vector<SparseBase> sparse_base_;
   std::vector<std::weak_ptr<Storage>> restored_;  ///< for reshrink
   MetaConverter fake_conv_{true}, meta_conv_{false};  ///< `fake` and `meta` steps (F2, F3)
   std::vector<const uint8_t*> last_data_;  ///< data pointers at the last observe

@@ -30,6 +30,7 @@ static ObserveScope scope_of(const Step& step) {
     case OpCategory::kView:
     case OpCategory::kCompute:
     case OpCategory::kConvert:
+    case OpCategory::kSparse:  // reads its operand; a write through values() is kInplace
     case OpCategory::kLifetime:
       scope.all_values = false;
       scope.fresh = step.out;
@@ -95,7 +96,8 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
     if (keep_trace && step.op == OpId::kMemoStats && nb > 0 && obs_[0].memo_known) {
       auto memo = [](const MemoStats& m) {
         return std::to_string(m.tensors) + " tensors, " + std::to_string(m.storages) +
-               " storages (" + std::to_string(m.pending) + " pending)";
+               " storages (" + std::to_string(m.pending) + " pending), " +
+               std::to_string(m.sparse) + " sparse";
       };
       line.note = "memo of fake: " + memo(obs_[0].fake_memo) + "; of meta: " + memo(obs_[0].meta_memo);
     }

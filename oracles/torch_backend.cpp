@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -31,6 +32,7 @@
 #include "oracles/backend.h"
 #include "oracles/first_index.h"
 #include "oracles/known_divergences.h"
+#include "oracles/layout_policy.h"
 #include "oracles/torch_dtype.h"
 #include "oracles/torch_errors.h"
 #include "oracles/torch_pch.h"
@@ -127,6 +129,68 @@ bool fits_storage(const at::Tensor& t) {
   return geometry_of(t).required_bytes(&need) && need <= storage_nbytes(t);
 }
 
+Layout layout_of(const at::TensorBase& t) {
+  switch (t.layout()) {
+    case at::kSparse: return Layout::kSparseCoo;
+    case at::kSparseCsr: return Layout::kSparseCsr;
+    case at::kSparseCsc: return Layout::kSparseCsc;
+    case at::kSparseBsr: return Layout::kSparseBsr;
+    case at::kSparseBsc: return Layout::kSparseBsc;
+    default: return Layout::kStrided;
+  }
+}
+
+bool is_sparse_tensor(const at::TensorBase& t) { return t.layout() != at::kStrided; }
+
+/// The parts of sparse tensor `t`, in the order the reference reads them:
+/// COO indices, values; compressed: compressed, plain indices, values.
+std::vector<at::Tensor> sparse_parts(const at::Tensor& t) {
+  switch (t.layout()) {
+    case at::kSparse: return {t._indices(), t._values()};
+    case at::kSparseCsr:
+    case at::kSparseBsr: return {t.crow_indices(), t.col_indices(), t.values()};
+    default: return {t.ccol_indices(), t.row_indices(), t.values()};
+  }
+}
+
+/// Note [Sparse indices written through an accessor]: a write through
+/// indices(), crow_indices(), ... can leave indices that LibTorch's kernels
+/// index memory with unchecked (to_dense, coalesce: out-of-bounds reads and
+/// writes, S8). Before such a kernel, both backends re-run the construction
+/// checks of 1.13 on the parts (here _validate_sparse_coo_tensor_args and
+/// _validate_sparse_compressed_tensor_args); a tensor that fails them is
+/// kUndefinedBehavior and the kernel does not run.
+Error check_sparse_indices(std::string_view op, const at::Tensor& t) {
+  try {
+    if (t.layout() == at::kSparse)
+      at::_validate_sparse_coo_tensor_args(t._indices(), t._values(), t.sizes());
+    else
+      at::_validate_sparse_compressed_tensor_args(sparse_parts(t)[0], sparse_parts(t)[1],
+                                                  sparse_parts(t)[2], t.sizes(), t.layout());
+  } catch (const std::exception& ex) {
+    return make_error(ErrorKind::kUndefinedBehavior,
+                      std::string(op) + ": not executed: undefined (S8): the " +
+                          std::string(layout_name(layout_of(t))) +
+                          " tensor's indices are no longer valid (" +
+                          torch_exception_message(ex) + ")");
+  }
+  return Error{};
+}
+
+/// A fresh meta tensor with `t`'s exact geometry and dtype over a meta
+/// storage of t's storage's nbytes (Note [Meta conversion over LibTorch]).
+at::Tensor meta_over(const c10::Storage& meta_storage, const at::Tensor& t) {
+  auto impl = c10::make_intrusive<c10::TensorImpl>(
+      c10::Storage(meta_storage), c10::DispatchKeySet(c10::DispatchKey::Meta), t.dtype());
+  impl->set_sizes_and_strides(t.sizes(), t.strides());
+  impl->set_storage_offset(t.storage_offset());
+  return at::Tensor(std::move(impl));
+}
+
+at::Tensor meta_bytes(int64_t nbytes) {
+  return at::empty({nbytes}, at::TensorOptions().dtype(at::kByte).device(at::kMeta));
+}
+
 bool any_negative(at::IntArrayRef l) {
   return std::any_of(l.begin(), l.end(), [](int64_t x) { return x < 0; });
 }
@@ -158,18 +222,49 @@ class TorchConverter {
     c10::StorageImpl* skey = t.storage().unsafeGetStorageImpl();
     auto s = storages_.find(skey);
     if (s == storages_.end() || s->second.real.expired()) {
-      at::Tensor bytes = at::empty({static_cast<int64_t>(t.storage().nbytes())},
-                                   at::TensorOptions().dtype(at::kByte).device(at::kMeta));
+      at::Tensor bytes = meta_bytes(static_cast<int64_t>(t.storage().nbytes()));
       if (s != storages_.end()) storages_.erase(s);  // a dead storage's reused address
       s = storages_.emplace(skey, StorageEntry{t.storage().getWeakStorageImpl(), bytes.storage()}).first;
     }
-    auto impl = c10::make_intrusive<c10::TensorImpl>(
-        c10::Storage(s->second.meta), c10::DispatchKeySet(c10::DispatchKey::Meta), t.dtype());
-    impl->set_sizes_and_strides(t.sizes(), t.strides());
-    impl->set_storage_offset(t.storage_offset());
-    at::Tensor m(std::move(impl));
-    if (found != tensors_.end()) tensors_.erase(found);
-    tensors_.emplace(key, TensorEntry{c10::weak_intrusive_ptr<c10::TensorImpl>(t.getIntrusivePtr()), m});
+    return remember(t, meta_over(s->second.meta, t));
+  }
+  /// F4 for a sparse `t`, memoized by identity like convert() (F2). `faithful`:
+  /// SparseFakeMode::kFaithful (nnz and the parts' geometry kept), else
+  /// kPyTorch (what PyTorch's meta_utils builds: nnz 0). Compressed layouts
+  /// throw: LibTorch 1.13 has no meta compressed tensors (a known divergence).
+  at::Tensor convert_sparse(const at::Tensor& t, bool faithful) {
+    auto found = tensors_.find(t.unsafeGetTensorImpl());
+    if (found != tensors_.end() && !found->second.real.expired()) return found->second.meta;
+    const at::TensorOptions opts =
+        at::TensorOptions().dtype(t.scalar_type()).layout(t.layout()).device(at::kMeta);
+    at::Tensor m;
+    if (t.layout() == at::kSparse && faithful) {
+      at::Tensor i = t._indices(), v = t._values();
+      m = at::_sparse_coo_tensor_with_dims_and_tensors(
+          t.sparse_dim(), t.dense_dim(), t.sizes(),
+          meta_over(meta_bytes(static_cast<int64_t>(i.storage().nbytes())).storage(), i),
+          meta_over(meta_bytes(static_cast<int64_t>(v.storage().nbytes())).storage(), v), opts);
+      m._coalesced_(t.is_coalesced());
+    } else if (t.layout() == at::kSparse) {  // meta_utils.py: nnz 0
+      m = at::empty({0}, opts);
+      m.sparse_resize_and_clear_(t.sizes(), t.sparse_dim(), t.dense_dim());
+      m._coalesced_(t.is_coalesced());
+    } else if (faithful) {
+      std::vector<at::Tensor> p = sparse_parts(t);
+      std::vector<at::Tensor> mp;
+      for (const at::Tensor& x : p)
+        mp.push_back(meta_over(meta_bytes(static_cast<int64_t>(x.storage().nbytes())).storage(), x));
+      m = at::_sparse_compressed_tensor_unsafe(mp[0], mp[1], mp[2], t.sizes(), opts);
+    } else {
+      m = at::empty({0}, opts);  // LibTorch 1.13: "Unsupported device type for SparseCsr layout: meta"
+    }
+    return remember(t, m);
+  }
+  /// Memoizes m as t's conversion, replacing an expired entry at t's address.
+  at::Tensor remember(const at::Tensor& t, at::Tensor m) {
+    tensors_.erase(t.unsafeGetTensorImpl());
+    tensors_.emplace(t.unsafeGetTensorImpl(),
+                     TensorEntry{c10::weak_intrusive_ptr<c10::TensorImpl>(t.getIntrusivePtr()), m});
     return m;
   }
   void sweep() {
@@ -239,7 +334,15 @@ class TorchCpuBackend final : public Backend {
       meta_step_ = meta_step_ || vars_[step.args[k].var].is_meta();
       fake_in = fake_in || fake_[step.args[k].var];
     }
-    Error e;
+    std::array<OperandLayout, kMaxArgs> layouts{};
+    for (int k = 0; k < step.nargs; ++k) {
+      if (step.args[k].kind != ArgKind::kVar) continue;
+      const at::Tensor& t = vars_[step.args[k].var];
+      layouts[static_cast<size_t>(k)] = {layout_of(t), t.is_meta()};
+    }
+    // Note [Layout policy] (oracles/layout_policy.cpp): LibTorch never sees a refused step.
+    Error e = check_layouts(step, layouts);
+    if (e.kind != ErrorKind::kNone) return e;
     try {
       e = run(step);
     } catch (const std::exception& ex) {
@@ -426,6 +529,8 @@ class TorchCpuBackend final : public Backend {
   Error run_cow_op(const Step& s);
   Error run_storage_op(const Step& s);
   Error run_convert_op(const Step& s);
+  Error run_sparse(const Step& s);
+  void observe_sparse(const at::Tensor& t, size_t v, bool refresh, VarObs* o);
   Error pick(const Step& s, const std::vector<at::Tensor>& parts, int64_t index);
 
   Limits limits_;
@@ -1032,7 +1137,7 @@ Error TorchCpuBackend::run_storage_op(const Step& s) {
       // R5: per storage, the largest extent among its live emptied tensors.
       std::vector<std::pair<c10::Storage, int64_t>> need;
       for (const at::Tensor& t : vars_) {
-        if (!t.defined() || !is_emptied(t)) continue;
+        if (!t.defined() || is_sparse_tensor(t) || !is_emptied(t)) continue;
         int64_t bytes;
         if (!geometry_of(t).required_bytes(&bytes))
           return error(ErrorKind::kStorageSizeOverflow,
@@ -1077,6 +1182,17 @@ Error TorchCpuBackend::run_storage_op(const Step& s) {
   return ok();
 }
 
+/// LibTorch 1.13 has no meta tensors of the compressed sparse layouts: each
+/// way of building one raises its own dispatcher message, which the known
+/// divergence meta-sparse-compressed-1.13 matches through this one prefix.
+Error meta_compressed_error(std::string_view op, const at::Tensor& t, const std::exception& ex) {
+  Error e = classify_torch_exception(ex);
+  if (t.layout() == at::kSparse) return e;  // COO has meta tensors: a plain error
+  e.message = std::string(op) + ": LibTorch has no meta " +
+              std::string(layout_name(layout_of(t))) + " tensor: " + e.message;
+  return e;
+}
+
 // Meta and fake conversion: Note [Meta conversion over LibTorch]. The
 // language's rules on what each step accepts (impl/fake.h) come first.
 Error TorchCpuBackend::run_convert_op(const Step& s) {
@@ -1091,13 +1207,31 @@ Error TorchCpuBackend::run_convert_op(const Step& s) {
       if (t.is_meta())
         return unsupported(std::string(op) + ": the input is already a " +
                            (fake_[s.args[0].var] ? "fake" : "meta") + " tensor");
-      bind(s, (s.op == OpId::kFake ? fake_conv_ : meta_conv_).convert(t));
+      TorchConverter& conv = s.op == OpId::kFake ? fake_conv_ : meta_conv_;
+      if (is_sparse_tensor(t)) {  // Note [Sparse fake modes] (impl/fake.cpp)
+        try {
+          bind(s, conv.convert_sparse(t, /*faithful=*/s.op == OpId::kMeta));
+        } catch (const std::exception& ex) {
+          return meta_compressed_error(op, t, ex);
+        }
+        return ok();
+      }
+      if (t.is_view() && is_sparse_tensor(t._base()))  // F4: a view of a sparse base
+        return unsupported(std::string(op) + ": the tensor is a view of a part of a " +
+                           std::string(layout_name(layout_of(t._base()))) +
+                           " tensor; PyTorch's MetaConverter does not convert it");
+      bind(s, conv.convert(t));
       return ok();
     }
     case OpId::kToMeta:
       if (fake_[s.args[0].var])
         return unsupported("to_meta: the input is a fake tensor, which has no data to copy");
-      bind(s, var(s, 0).to(at::kMeta));  // LibTorch's own to(kMeta) (F8)
+      try {
+        bind(s, var(s, 0).to(at::kMeta));  // LibTorch's own to(kMeta) (F8)
+      } catch (const std::exception& ex) {
+        if (!is_sparse_tensor(var(s, 0))) throw;
+        return meta_compressed_error("to_meta", var(s, 0), ex);
+      }
       return ok();
     case OpId::kFakeFromMeta:
       if (!var(s, 0).is_meta() || fake_[s.args[0].var])
@@ -1290,6 +1424,22 @@ Error TorchCpuBackend::run(const Step& s) {
     case OpId::kMemoStats: return run_convert_op(s);
     case OpId::kDrop: var(s, 0) = at::Tensor(); return ok();
 
+    // Sparse layouts.
+    case OpId::kToSparseCoo:
+    case OpId::kToSparseCsr:
+    case OpId::kToSparseCsc:
+    case OpId::kToSparseBsr:
+    case OpId::kToSparseBsc:
+    case OpId::kToDense:
+    case OpId::kCoalesce:
+    case OpId::kSparseCooTensor:
+    case OpId::kIndices:
+    case OpId::kValues:
+    case OpId::kCrowIndices:
+    case OpId::kColIndices:
+    case OpId::kCcolIndices:
+    case OpId::kRowIndices: return run_sparse(s);
+
     case OpId::kNumOps: break;
   }
   SC_ASSERT(false, "torch backend: op without a case: " + std::string(s.info().name));
@@ -1320,6 +1470,11 @@ void TorchCpuBackend::observe(Observation* obs, const ObserveScope& scope) {
       o.values_known = false;
       continue;
     }
+    if (is_sparse_tensor(t)) {
+      observe_sparse(t, v, refresh, &o);
+      continue;
+    }
+    o.layout = Layout::kStrided;
     Geometry g = geometry_of(t);
     o.rank = g.rank;
     o.sizes = {};
@@ -1330,7 +1485,6 @@ void TorchCpuBackend::observe(Observation* obs, const ObserveScope& scope) {
     }
     o.offset = g.offset;
     o.dtype = from_torch(t.scalar_type());
-    o.layout = Layout::kStrided;
     o.fake = fake_[v] != 0;
     o.device = t.is_meta() && !o.fake ? Device::kMeta : Device::kCpu;  // F1: a fake reports cpu
     o.storage_nbytes = storage_nbytes(t);
@@ -1368,6 +1522,114 @@ void TorchCpuBackend::observe(Observation* obs, const ObserveScope& scope) {
   }
 }
 
+
+// Sparse layouts (impl/sparse.h): LibTorch's own conversions, constructor and
+// accessors. Note [Layout policy] has refused the layouts an op does not
+// take; what remains here is Case 1) limits and Case 3) S8 on the inputs
+// and parts the op reads, as the reference checks them.
+Error TorchCpuBackend::run_sparse(const Step& s) {
+  const std::string_view op = s.info().name;
+  auto fits_all = [&](const std::vector<at::Tensor>& ts) {
+    for (const at::Tensor& t : ts)
+      if (Error e = check_fits(op, t, "a part"); e.kind != ErrorKind::kNone) return e;
+    return ok();
+  };
+  const at::Tensor& t = var(s, 0);
+  switch (s.op) {
+    case OpId::kToSparseCoo:
+    case OpId::kToSparseCsr:
+    case OpId::kToSparseCsc:
+    case OpId::kToSparseBsr:
+    case OpId::kToSparseBsc: {
+      if (Error e = check_fits(op, t, "the input"); e.kind != ErrorKind::kNone) return e;
+      at::Tensor r;
+      if (s.op == OpId::kToSparseCoo) r = t.to_sparse(s.args[1].i);
+      else if (s.op == OpId::kToSparseCsr) r = t.to_sparse_csr();
+      else if (s.op == OpId::kToSparseCsc) r = t.to_sparse_csc();
+      else if (s.op == OpId::kToSparseBsr) r = t.to_sparse_bsr(to_ref(s.args[1].list));
+      else r = t.to_sparse_bsc(to_ref(s.args[1].list));
+      bind(s, std::move(r));
+      return ok();
+    }
+    case OpId::kSparseCooTensor:
+      if (Error e = fits_all({t, var(s, 1)}); e.kind != ErrorKind::kNone) return e;
+      bind(s, at::sparse_coo_tensor(t, var(s, 1), to_ref(s.args[2].list)));
+      return ok();
+    case OpId::kToDense:
+    case OpId::kCoalesce: {
+      if (s.op == OpId::kCoalesce && t.is_coalesced()) {  // returns itself, reads nothing
+        bind(s, t.coalesce());
+        return ok();
+      }
+      if (Error e = fits_all(sparse_parts(t)); e.kind != ErrorKind::kNone) return e;
+      if (Error e = check_sparse_indices(op, t); e.kind != ErrorKind::kNone) return e;
+      int64_t bytes = 0;
+      if (s.op == OpId::kToDense) {
+        if (Error e = copy_bytes(op, t, from_torch(t.scalar_type()), &bytes);
+            e.kind != ErrorKind::kNone)
+          return e;
+        if (Error e = check_alloc(op, bytes); e.kind != ErrorKind::kNone) return e;
+      }
+      bind(s, s.op == OpId::kToDense ? t.to_dense() : t.coalesce());
+      commit(bytes);
+      return ok();
+    }
+    case OpId::kIndices: bind(s, t.indices()); return ok();
+    case OpId::kValues: bind(s, t.values()); return ok();
+    case OpId::kCrowIndices: bind(s, t.crow_indices()); return ok();
+    case OpId::kColIndices: bind(s, t.col_indices()); return ok();
+    case OpId::kCcolIndices: bind(s, t.ccol_indices()); return ok();
+    case OpId::kRowIndices: bind(s, t.row_indices()); return ok();
+    default: break;
+  }
+  SC_ASSERT(false, "run_sparse: not a sparse op: " + std::string(op));
+  return ok();
+}
+
+// Note [Observing a sparse variable] (oracles/observation.h).
+void TorchCpuBackend::observe_sparse(const at::Tensor& t, size_t v, bool refresh, VarObs* o) {
+  observe_sparse_storage_none(o, static_cast<int>(t.dim()), t.sizes().data(),
+                              from_torch(t.scalar_type()));
+  o->layout = layout_of(t);
+  o->fake = fake_[v] != 0;
+  o->device = t.is_meta() && !o->fake ? Device::kMeta : Device::kCpu;  // F1: a fake reports cpu
+  o->identity_class = identity_.find_or_insert(t.unsafeGetTensorImpl(), static_cast<int32_t>(v));
+  last_data_[v] = nullptr;
+  o->sparse_dim = t.sparse_dim();
+  o->dense_dim = t.dense_dim();
+  o->nnz = t._nnz();
+  o->coalesced = t.layout() == at::kSparse && t.is_coalesced();
+  const std::vector<at::Tensor> parts = sparse_parts(t);
+  o->index_dtype = from_torch(parts[0].scalar_type());
+  o->blocksize = {1, 1};
+  if (t.layout() == at::kSparseBsr || t.layout() == at::kSparseBsc) {
+    const at::Tensor& values = parts.back();
+    const int64_t batch = t.dim() - 2 - t.dense_dim();
+    o->blocksize = {values.size(batch + 1), values.size(batch + 2)};
+  }
+  if (!refresh) return;
+  o->values.clear();
+  o->values_known = false;
+  if (t.is_meta()) return;
+  // As the reference: no values when a part is undersized (S8) or the dense
+  // form is beyond one tensor's limit.
+  for (const at::Tensor& p : parts)
+    if (!fits_storage(p)) return;
+  if (check_sparse_indices("observe", t).kind != ErrorKind::kNone) return;
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(t.numel(), static_cast<int64_t>(t.element_size()), &bytes) ||
+      bytes > limits_.max_tensor_bytes)
+    return;
+  at::Tensor d;
+  try {
+    d = t.to_dense().contiguous();
+  } catch (const std::exception&) {
+    return;  // LibTorch 1.13 has no to_dense of hybrid compressed tensors
+  }
+  o->values_known = true;
+  o->values.resize(static_cast<size_t>(bytes));
+  if (bytes > 0) std::memcpy(o->values.data(), d.data_ptr(), static_cast<size_t>(bytes));
+}
 }  // namespace
 }  // namespace detail
 

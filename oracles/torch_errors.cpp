@@ -125,6 +125,21 @@ constexpr TorchErrorRule kTorchErrorRules[] = {
     // Blocksizes that do not divide the sizes, or are zero.
     {"needs to be divisible by blocksize", ErrorKind::kShapeMismatch},
     {"blocksize needs to be non zero", ErrorKind::kInvalidArgument},
+    // sparse_coo_tensor(indices, values, sizes): the argument checks of
+    // _validate_sparse_coo_tensor_args.
+    {"indices must be sparse_dim x nnz", ErrorKind::kInvalidArgument},
+    {"number of dimensions must be sparse_dim", ErrorKind::kShapeMismatch},
+    {"indices must be an int64 tensor", ErrorKind::kInvalidArgument},
+    // ... the same check as LibTorch C++ reaches it for non-empty indices of
+    // another dtype (the reference says "indices must be an int64 tensor").
+    {"expected scalar type Long but found", ErrorKind::kInvalidArgument},
+    {"found negative index", ErrorKind::kIndexOutOfRange},
+    {"size is inconsistent with indices", ErrorKind::kIndexOutOfRange},
+    {"indices and values must have same nnz", ErrorKind::kShapeMismatch},
+    {"values has incorrect size", ErrorKind::kShapeMismatch},
+    // indices()/values() of an uncoalesced COO tensor.
+    {"Cannot get indices on an uncoalesced tensor", ErrorKind::kInvalidArgument},
+    {"Cannot get values on an uncoalesced tensor", ErrorKind::kInvalidArgument},
     // Compressed layouts: batches of different nnz, or an empty batch.
     {"Expect the same number of specified elements per batch", ErrorKind::kInvalidArgument},
     {"Expected product of batch dimensions to be non-zero", ErrorKind::kInvalidArgument},

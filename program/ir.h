@@ -46,6 +46,7 @@ enum class OpCategory : uint8_t {
   kCompute,
   kStorage,
   kConvert,
+  kSparse,
   kLifetime
 };
 

@@ -22,10 +22,10 @@ OpSet cow_ops() {
 
 OpSet fake_ops() { return ops_in({OpCategory::kConvert}); }
 OpSet views_area() {
-  return all_ops() & ~cow_ops() & ~fake_ops() & ~ops_in({OpCategory::kStorage});
+  return strided_ops() & ~cow_ops() & ~fake_ops() & ~ops_in({OpCategory::kStorage});
 }
-OpSet shrink_area() { return all_ops() & ~cow_ops() & ~fake_ops(); }
-OpSet cow_area() { return all_ops() & ~fake_ops(); }
+OpSet shrink_area() { return strided_ops() & ~cow_ops() & ~fake_ops(); }
+OpSet cow_area() { return strided_ops() & ~fake_ops(); }
 
 }  // namespace
 
@@ -40,7 +40,8 @@ const std::vector<FuzzTarget>& fuzz_targets() {
        cow_area()},
       {"fake_fuzzer",
        "every op: the COW area plus meta and fake conversion, to_meta, fake_from_meta, sweep, "
-       "memo_stats, and every op on meta and fake tensors (F1-F9)",
+       "memo_stats, every op on meta and fake tensors, and sparse variables: to_sparse_*, "
+       "sparse_coo_tensor, to_dense, coalesce, the accessors and their conversions (F1-F9)",
        all_ops()},
       {"program_parser_fuzzer",
        "any bytes: parse, validate, print, parse again (program/README.md)", OpSet{}, false},

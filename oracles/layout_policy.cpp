@@ -1,0 +1,133 @@
+#include "oracles/layout_policy.h"
+
+#include <string>
+
+namespace storcheck {
+
+std::string_view layout_name(Layout l) {
+  switch (l) {
+    case Layout::kStrided: return "strided";
+    case Layout::kSparseCoo: return "sparse_coo";
+    case Layout::kSparseCsr: return "sparse_csr";
+    case Layout::kSparseCsc: return "sparse_csc";
+    case Layout::kSparseBsr: return "sparse_bsr";
+    case Layout::kSparseBsc: return "sparse_bsc";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// Note [Layout policy]
+// A variable holds a strided or a sparse tensor (COO, CSR, CSC, BSR, BSC;
+// SEMANTICS F4), real or meta/fake. Before a step runs, every backend asks
+// check_layouts; the first case that refuses is the step's error:
+//   Case 1) Sparse constructors (to_sparse_coo/csr/csc/bsr/bsc,
+//      sparse_coo_tensor) take real strided tensors only: LibTorch 1.13's
+//      conversions between sparse layouts and its sparse kernels on the
+//      meta device are not modelled (kUnsupportedLayout).
+//   Case 2) to_sparse_bsr/bsc take a blocksize of exactly two entries
+//      (kInvalidArgument; LibTorch's own message for other lengths varies).
+//   Case 3) Sparse readers take a real sparse tensor of the layouts that
+//      have the part they read: to_dense and values any sparse layout,
+//      coalesce and indices COO, crow_indices and col_indices CSR and BSR,
+//      ccol_indices and row_indices CSC and BSC (kUnsupportedLayout; LibTorch
+//      raises "Could not run ..." dispatcher errors that name no reason).
+//   Case 4) meta and fake take any layout; a meta or fake sparse input is
+//      already converted (kUnsupportedFakeTensor, as for strided ones, F4).
+//      to_meta takes a real sparse tensor (F8); fake_from_meta takes strided
+//      meta tensors only (F5 is not modelled for sparse ones).
+//   Case 5) drop takes any variable.
+//   Case 6) Every other op takes strided tensors only (kUnsupportedLayout).
+// LibTorch's own errors on valid layouts (a bad sparse_dim, a blocksize
+// that does not divide the sizes, indices() of an uncoalesced tensor) are
+// not policy: both backends run the op and the comparator matches the kinds.
+
+Error refuse(const Step& s, int k, const OperandLayout& in, const std::string& takes) {
+  return make_error(ErrorKind::kUnsupportedLayout,
+                    std::string(s.info().name) + ": argument " + std::to_string(k) +
+                        " is a " + (in.meta ? "meta " : "") + std::string(layout_name(in.layout)) +
+                        " tensor; storcheck's language gives this op " + takes);
+}
+
+/// Case 3): the layouts whose tensors have the part `op` reads.
+bool reads_layout(OpId op, Layout l) {
+  switch (op) {
+    case OpId::kToDense:
+    case OpId::kValues: return is_sparse(l);
+    case OpId::kCoalesce:
+    case OpId::kIndices: return l == Layout::kSparseCoo;
+    case OpId::kCrowIndices:
+    case OpId::kColIndices: return l == Layout::kSparseCsr || l == Layout::kSparseBsr;
+    case OpId::kCcolIndices:
+    case OpId::kRowIndices: return l == Layout::kSparseCsc || l == Layout::kSparseBsc;
+    default: return false;
+  }
+}
+
+const char* read_layouts(OpId op) {
+  switch (op) {
+    case OpId::kToDense:
+    case OpId::kValues: return "real sparse tensors only (any sparse layout)";
+    case OpId::kCoalesce:
+    case OpId::kIndices: return "real sparse_coo tensors only";
+    case OpId::kCrowIndices:
+    case OpId::kColIndices: return "real sparse_csr and sparse_bsr tensors only";
+    default: return "real sparse_csc and sparse_bsc tensors only";
+  }
+}
+
+}  // namespace
+
+Error check_layouts(const Step& s, const std::array<OperandLayout, kMaxArgs>& in) {
+  for (int k = 0; k < s.nargs; ++k) {
+    if (s.args[k].kind != ArgKind::kVar) continue;
+    const OperandLayout& x = in[static_cast<size_t>(k)];
+    switch (s.op) {
+      case OpId::kToSparseCoo:
+      case OpId::kToSparseCsr:
+      case OpId::kToSparseCsc:
+      case OpId::kToSparseBsr:
+      case OpId::kToSparseBsc:
+      case OpId::kSparseCooTensor:  // Case 1)
+        if (is_sparse(x.layout) || x.meta) return refuse(s, k, x, "real strided tensors only");
+        break;
+      case OpId::kToDense:
+      case OpId::kCoalesce:
+      case OpId::kIndices:
+      case OpId::kValues:
+      case OpId::kCrowIndices:
+      case OpId::kColIndices:
+      case OpId::kCcolIndices:
+      case OpId::kRowIndices:  // Case 3)
+        if (!reads_layout(s.op, x.layout) || x.meta) return refuse(s, k, x, read_layouts(s.op));
+        break;
+      case OpId::kMeta:
+      case OpId::kFake:  // Case 4)
+        if (is_sparse(x.layout) && x.meta)
+          return make_error(ErrorKind::kUnsupportedFakeTensor,
+                            std::string(s.info().name) + ": the input is already a meta or fake " +
+                                std::string(layout_name(x.layout)) + " tensor");
+        break;
+      case OpId::kToMeta:
+        if (is_sparse(x.layout) && x.meta)
+          return refuse(s, k, x, "strided tensors and real sparse tensors only");
+        break;
+      case OpId::kFakeFromMeta:
+        if (is_sparse(x.layout)) return refuse(s, k, x, "strided meta tensors only");
+        break;
+      case OpId::kDrop: break;  // Case 5)
+      default:                  // Case 6)
+        if (is_sparse(x.layout)) return refuse(s, k, x, "strided tensors only");
+        break;
+    }
+  }
+  if ((s.op == OpId::kToSparseBsr || s.op == OpId::kToSparseBsc) && s.args[1].list.size() != 2)
+    return make_error(ErrorKind::kInvalidArgument,  // Case 2)
+                      std::string(s.info().name) + ": blocksize has " +
+                          std::to_string(s.args[1].list.size()) +
+                          " entries; it must be [rows, cols]");
+  return Error{};
+}
+
+}  // namespace storcheck

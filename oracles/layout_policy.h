@@ -1,0 +1,36 @@
+// Which layouts each op of the language takes: the one predicate that every
+// backend applies before it runs a step, so that a sparse operand given to
+// an op that does not take it (or a strided one given to a sparse-only op)
+// is refused identically everywhere, and LibTorch never sees it.
+//
+// Invariant: check_layouts depends on the step and on its operands' layouts
+// only (never on a backend), so the reference and LibTorch refuse the same
+// steps with the same ErrorKind and message. See Note [Layout policy] in
+// layout_policy.cpp for the cases.
+//
+//   std::array<OperandLayout, kMaxArgs> in{};
+//   in[0] = {Layout::kSparseCsr, /*meta=*/false};
+//   Error e = check_layouts(step, in);   // step `add_ t3 1`: kUnsupportedLayout
+#pragma once
+
+#include <array>
+
+#include "impl/error.h"
+#include "oracles/observation.h"
+#include "program/ir.h"
+
+namespace storcheck {
+
+/// What check_layouts needs to know of one tensor operand.
+struct OperandLayout {
+  Layout layout = Layout::kStrided;
+  bool meta = false;  ///< a meta or fake tensor (no data)
+};
+
+/// The error of a step whose operands' layouts its op does not take in
+/// storcheck's language (kUnsupportedLayout, or kUnsupportedFakeTensor /
+/// kInvalidArgument for the cases Note [Layout policy] names); kind kNone
+/// when the step may run. `in[k]` is read for the variable arguments only.
+Error check_layouts(const Step& s, const std::array<OperandLayout, kMaxArgs>& in);
+
+}  // namespace storcheck

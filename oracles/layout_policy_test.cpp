@@ -1,0 +1,88 @@
+// Note [Layout policy]: which layouts each op takes, the same for every backend.
+#include "oracles/layout_policy.h"
+
+#include <gtest/gtest.h>
+
+#include "program/text_format.h"
+
+namespace storcheck {
+namespace {
+
+/// The last step of `text`, whose variable arguments get `layouts` in order.
+Error check_last(const char* text, std::initializer_list<OperandLayout> layouts) {
+  ParseResult r = parse_program(text);
+  EXPECT_TRUE(r.ok()) << r.error.to_string();
+  std::array<OperandLayout, kMaxArgs> in{};
+  size_t k = 0;
+  for (const OperandLayout& l : layouts) in[k++] = l;
+  return check_layouts(r.program.steps.back(), in);
+}
+
+constexpr OperandLayout kStrided{Layout::kStrided, false};
+constexpr OperandLayout kCoo{Layout::kSparseCoo, false};
+constexpr OperandLayout kCsr{Layout::kSparseCsr, false};
+constexpr OperandLayout kFakeCoo{Layout::kSparseCoo, true};
+constexpr OperandLayout kMetaStrided{Layout::kStrided, true};
+
+TEST(LayoutPolicy, StridedOpOnSparseIsUnsupportedLayoutNamingOpAndLayoutCase6) {
+  Error e = check_last("t0 = zeros [2] f32\nadd_ t0 1\n", {kCsr});
+  EXPECT_EQ(e.kind, ErrorKind::kUnsupportedLayout);
+  EXPECT_NE(e.message.find("add_"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("sparse_csr"), std::string::npos) << e.message;
+  EXPECT_EQ(check_last("t0 = zeros [2] f32\nadd_ t0 1\n", {kStrided}).kind, ErrorKind::kNone);
+}
+
+TEST(LayoutPolicy, SparseReadersNeedARealSparseTensorWithThatPartCase3) {
+  EXPECT_EQ(check_last("t0 = zeros [2] f32\nt1 = to_dense t0\n", {kStrided}).kind,
+            ErrorKind::kUnsupportedLayout);
+  EXPECT_EQ(check_last("t0 = zeros [2] f32\nt1 = to_dense t0\n", {kFakeCoo}).kind,
+            ErrorKind::kUnsupportedLayout);
+  EXPECT_EQ(check_last("t0 = zeros [2] f32\nt1 = crow_indices t0\n", {kCoo}).kind,
+            ErrorKind::kUnsupportedLayout);
+  EXPECT_EQ(check_last("t0 = zeros [2] f32\nt1 = coalesce t0\n", {kCsr}).kind,
+            ErrorKind::kUnsupportedLayout);
+  EXPECT_EQ(check_last("t0 = zeros [2] f32\nt1 = crow_indices t0\n", {kCsr}).kind,
+            ErrorKind::kNone);
+  EXPECT_EQ(check_last("t0 = zeros [2] f32\nt1 = values t0\n", {kCsr}).kind, ErrorKind::kNone);
+  EXPECT_EQ(check_last("t0 = zeros [2] f32\nt1 = indices t0\n", {kCoo}).kind, ErrorKind::kNone);
+}
+
+TEST(LayoutPolicy, SparseConstructorsTakeRealStridedTensorsOnlyCase1) {
+  EXPECT_EQ(check_last("t0 = zeros [2] f32\nt1 = to_sparse_csr t0\n", {kCoo}).kind,
+            ErrorKind::kUnsupportedLayout);
+  EXPECT_EQ(check_last("t0 = zeros [2] f32\nt1 = to_sparse_coo t0 1\n", {kMetaStrided}).kind,
+            ErrorKind::kUnsupportedLayout);
+  EXPECT_EQ(check_last("t0 = zeros [2] i64\nt1 = zeros [2] f32\n"
+                       "t2 = sparse_coo_tensor t0 t1 [3]\n",
+                       {kStrided, kCoo})
+                .kind,
+            ErrorKind::kUnsupportedLayout);
+  EXPECT_EQ(check_last("t0 = zeros [2] f32\nt1 = to_sparse_coo t0 1\n", {kStrided}).kind,
+            ErrorKind::kNone);
+}
+
+TEST(LayoutPolicy, BlocksizeOfOtherThanTwoEntriesIsInvalidArgumentCase2) {
+  Error e = check_last("t0 = zeros [2,2] f32\nt1 = to_sparse_bsr t0 [2]\n", {kStrided});
+  EXPECT_EQ(e.kind, ErrorKind::kInvalidArgument);
+  EXPECT_NE(e.message.find("blocksize"), std::string::npos) << e.message;
+  EXPECT_EQ(check_last("t0 = zeros [2,2] f32\nt1 = to_sparse_bsc t0 [1,1]\n", {kStrided}).kind,
+            ErrorKind::kNone);
+}
+
+TEST(LayoutPolicy, ConversionsTakeSparseButNotAlreadyConvertedSparseF4Case4) {
+  EXPECT_EQ(check_last("t0 = zeros [2] f32\nt1 = fake t0\n", {kCsr}).kind, ErrorKind::kNone);
+  EXPECT_EQ(check_last("t0 = zeros [2] f32\nt1 = meta t0\n", {kCoo}).kind, ErrorKind::kNone);
+  EXPECT_EQ(check_last("t0 = zeros [2] f32\nt1 = to_meta t0\n", {kCoo}).kind, ErrorKind::kNone);
+  EXPECT_EQ(check_last("t0 = zeros [2] f32\nt1 = fake t0\n", {kFakeCoo}).kind,
+            ErrorKind::kUnsupportedFakeTensor);
+  EXPECT_EQ(check_last("t0 = zeros [2] f32\nt1 = fake_from_meta t0\n", {kFakeCoo}).kind,
+            ErrorKind::kUnsupportedLayout);
+}
+
+TEST(LayoutPolicy, DropTakesAnyVariableCase5) {
+  EXPECT_EQ(check_last("t0 = zeros [2] f32\ndrop t0\n", {kFakeCoo}).kind, ErrorKind::kNone);
+  EXPECT_EQ(check_last("t0 = zeros [2] f32\ndrop t0\n", {kCsr}).kind, ErrorKind::kNone);
+}
+
+}  // namespace
+}  // namespace storcheck
