@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -29,6 +30,9 @@ namespace storcheck {
 struct BackendSet {
   std::unique_ptr<Backend> reference;
   std::unique_ptr<Backend> torch_cpu;  ///< null when built without LibTorch
+  /// PyTorch through embedded CPython (oracles/python_backend.h): made on
+  /// first use by a pytorch.* property; never part of all().
+  std::unique_ptr<Backend> pytorch;
   static BackendSet make(bool eager_unsafe = false);
   /// Every available backend, reference first.
   std::vector<Backend*> all() const;
@@ -38,6 +42,14 @@ enum class PropertyKind {
   kRoundtrip,     ///< print/parse round trip of generated programs
   kDifferential,  ///< reference vs every other backend, after every step
   kInvariant,     ///< the reference alone, an invariant checked after every step
+};
+
+/// Which backends a property runs, first backend first.
+enum class BackendPair {
+  kReferenceVsAll,      ///< the reference, then every backend of all()
+  kPytorchVsTorch,      ///< PyTorch eager vs the LibTorch backend (same ATen)
+  kReferenceVsPytorch,  ///< the reference vs PyTorch's own fake stack
+  kPytorchAlone,        ///< PyTorch alone: its F3 memo findings (finding_field "memo_leak")
 };
 
 struct Property {
@@ -50,6 +62,9 @@ struct Property {
   /// kDifferential against the reference with lazy_clone as an eager copy
   /// instead of against LibTorch (C6).
   bool versus_eager_clone = false;
+  BackendPair pair = BackendPair::kReferenceVsAll;
+  /// Needs the PyTorch backend: opt-in for the gate (`--backends pytorch`).
+  bool needs_pytorch() const { return pair != BackendPair::kReferenceVsAll; }
 };
 
 /// Every property, in gate order.
@@ -83,6 +98,11 @@ struct CheckResult {
   int64_t programs = 0;
   int64_t steps = 0;
   int64_t known = 0;  ///< programs whose divergence the known list explains
+  std::map<std::string, int64_t> known_ids;  ///< of those, per known-divergence id
+  /// Programs a backend refused at some step (Note [Step outcome rules]
+  /// rule 5): compared up to that step only; the first refusal, as an example.
+  int64_t refused = 0;
+  std::string first_refusal;
   double seconds = 0;
   uint64_t seed = 0;
   // On failure:

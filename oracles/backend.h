@@ -72,6 +72,13 @@ class Backend {
   /// A finding of the crash-isolated unsafe mode after the last step ("" if
   /// none): see make_torch_cpu_backend(true).
   virtual std::string take_unsafe_finding() { return std::string(); }
+  /// The Mismatch::field a take_unsafe_finding() result is reported under.
+  virtual std::string_view finding_field() const { return "eager_unsafe"; }
+  /// Why the backend refused the last step without running it ("" when it
+  /// ran): the step is one this backend cannot express or run faithfully,
+  /// and the Runner ends the comparison there as not comparable (Note [Step
+  /// outcome rules] rule 5 in oracles/runner.h). run_step then returns kNone.
+  virtual std::string take_refusal() { return std::string(); }
   /// The reference's tensor bound to `v` (null when unbound, or for a
   /// backend that is not the reference): the meta/fake checks convert the
   /// reference's own tensors (harness/invariants.h kFakeAliasing).

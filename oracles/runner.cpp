@@ -74,6 +74,17 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
         line.messages.push_back(obs_[b].error_message);
       }
     }
+    for (size_t b = 0; b < nb; ++b) {
+      std::string why = backends_[b]->take_refusal();
+      if (why.empty()) continue;
+      rep.refusal = "step " + std::to_string(k + 1) + " (" + print_step(program, step) + "): " +
+                    std::string(backends_[b]->name()) + " refused: " + why;
+      if (keep_trace) {
+        rep.trace.push_back(std::move(line));
+        rep.last = obs_;
+      }
+      return rep;
+    }
     if (keep_trace && step.op == OpId::kMemoStats && nb > 0 && obs_[0].memo_known) {
       auto memo = [](const MemoStats& m) {
         return std::to_string(m.tensors) + " tensors, " + std::to_string(m.storages) +
@@ -117,7 +128,7 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
       rep.divergence.step = static_cast<int64_t>(k + 1);
       rep.divergence.backend_a = std::string(backends_[0]->name());
       rep.divergence.backend_b = std::string(backends_[b]->name());
-      rep.divergence.mismatch.field = "eager_unsafe";
+      rep.divergence.mismatch.field = std::string(backends_[b]->finding_field());
       rep.divergence.mismatch.a = "(guarded)";
       rep.divergence.mismatch.b = finding;
       rep.last = obs_;
