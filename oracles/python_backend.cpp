@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string_view>
 
+#include "impl/fault.h"
 #include "oracles/spelling.h"
 #include "oracles/torch_errors.h"
 
@@ -220,8 +221,10 @@ class PythonBackend final : public Backend {
     Ref names(PyTuple_New(program.num_vars()));
     for (int v = 0; v < program.num_vars(); ++v)
       PyTuple_SET_ITEM(names.get(), v, PyUnicode_FromString(program.var_names[static_cast<size_t>(v)].c_str()));
-    Ref r(call("sc_begin", Py_BuildValue("(OLL)", names.get(), static_cast<long long>(limits.max_tensor_bytes),
-                                         static_cast<long long>(limits.max_program_bytes))));
+    Ref r(call("sc_begin", Py_BuildValue("(OLLO)", names.get(),
+                                         static_cast<long long>(limits.max_tensor_bytes),
+                                         static_cast<long long>(limits.max_program_bytes),
+                                         fault_active(Fault::kMemoStrongRef) ? Py_True : Py_False)));
     SC_ASSERT(r, "pytorch backend: sc_begin failed: " + python_error());
   }
 

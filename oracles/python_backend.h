@@ -23,8 +23,9 @@
 // (Observation::memo_known: tensor entries, storage entries, storages
 // pending a sweep), and a finding (take_unsafe_finding, field "memo_leak")
 // when, after gc.collect(), a memo holds an entry of a dead real tensor, or
-// a converted real tensor or a fake tensor lives on with no variable (or a
-// variable's view base) holding it (F3).
+// a converted real tensor lives on with no variable (or a variable's view
+// base) holding it, or a fake or meta tensor lives on after its real tensor
+// died with no variable holding it (F3).
 //
 // CPython is initialized once per process; each backend holds its own
 // Python namespace and takes the GIL for each call, so one backend per

@@ -29,18 +29,20 @@ class ScRun:
         self.meta = MetaConverter()   # `meta`: PyTorch's MetaConverter
         self.max_tensor, self.max_program, self.total = max_tensor, max_program, 0
         self.memo_step = False
-        self.reals = []  # weak references to every real tensor a step converted
-        self.fakes = []  # weak references to every tensor a conversion made
+        self.converted = []  # (real, conversion) weak references, per conversion step
 
 
 RUN = None
 SC_CODE = {}  # compiled step spellings
 
 
-def sc_begin(names, max_tensor, max_program):
+def sc_begin(names, max_tensor, max_program, plant_strong_ref):
     global RUN
     RUN = None  # the previous program's tensors and converters die first
     RUN = ScRun(list(names), max_tensor, max_program)
+    # Fault::kMemoStrongRef (impl/fault.h, test builds): the converters keep
+    # every real tensor they convert, strongly, as a leaking memo would (F3).
+    RUN.planted = [] if plant_strong_ref else None
 
 
 # Note [Frozen startup objects]
@@ -157,8 +159,9 @@ def sc_step(op, cat, code, out, ins, alloc, out_itemsize):
             if out:
                 R.v[out] = r
                 if op in ("fake", "meta"):
-                    R.reals.append(weakref.ref(ts[0]))
-                    R.fakes.append(weakref.ref(r))
+                    R.converted.append((weakref.ref(ts[0]), weakref.ref(r)))
+                    if R.planted is not None:
+                        R.planted.append(ts[0])
         else:
             exec(SC_CODE.get(code) or SC_CODE.setdefault(code, compile(code, "<step>", "exec")),
                  globals(), R.v)
@@ -181,18 +184,22 @@ def sc_leaks(R):
     for t in R.v.values():
         while t is not None:  # a view keeps its base alive (autograd's _base)
             bound.add(id(t))
-            t = t._base if not isinstance(t, FakeTensor) else None
+            t = t._base
     problems = []
     for mc, name in ((R.mode.fake_tensor_converter.meta_converter, "fake"), (R.meta, "meta")):
         dead = sum(1 for k in mc.tensor_memo if k.ten() is None)
         if dead:
             problems.append(f"{name}: {dead} tensor memo entries of dead real tensors")
-    kept = [r() for r in R.reals if r() is not None and id(r()) not in bound]
+    kept = [r() for r, _ in R.converted if r() is not None and id(r()) not in bound]
     if kept:
         problems.append(f"{len(kept)} converted real tensors alive with no variable holding them")
-    fakes = [f() for f in R.fakes if f() is not None and id(f()) not in bound]
-    if fakes:
-        problems.append(f"{len(fakes)} fake/meta tensors alive with no variable holding them")
+    # A memo maps a live real tensor to its conversion (F2), so a conversion may
+    # outlive its variables while its real tensor lives; never after.
+    orphans = [f() for r, f in R.converted
+               if r() is None and f() is not None and id(f()) not in bound]
+    if orphans:
+        problems.append(f"{len(orphans)} fake/meta tensors alive after their real tensor died, "
+                        "with no variable holding them")
     return "; ".join(problems)
 
 

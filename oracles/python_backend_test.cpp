@@ -8,6 +8,7 @@
 #include <string>
 
 #include "harness/properties.h"
+#include "impl/fault.h"
 #include "oracles/known_divergences.h"
 #include "oracles/python_backend.h"
 #include "oracles/runner.h"
@@ -176,6 +177,30 @@ TEST(PytorchBackend, FakeOfMetaIsAnAssertionNotATypedError) {
   Error e = b.run_step(p.steps[2]);
   EXPECT_EQ(e.kind, ErrorKind::kOther);
   EXPECT_NE(e.message.find("AssertionError"), std::string::npos) << e.message;
+}
+
+// F3 on PyTorch 1.13 itself: dropping a converted view, its base and its
+// fake, then a sweep, leaves an empty memo and nothing alive (no finding). With the
+// planted strong reference (Fault::kMemoStrongRef) the same program is a
+// memo_leak finding that names the kept real tensor.
+TEST(PytorchBackend, MemoLeakCheckIsCleanAndCatchesAPlantedStrongReference) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse("t0 = zeros [2] f32\nt1 = narrow t0 0 0 1\nf0 = fake t1\ndrop f0\n"
+                    "drop t1\ndrop t0\nsweep\nmemo_stats\n");
+  RunReport clean = run(p, {backends().pytorch.get()});
+  EXPECT_FALSE(clean.diverged) << clean.divergence.to_string(p);
+  EXPECT_EQ(clean.last.at(0).fake_memo, MemoStats{});
+#ifdef STORCHECK_FAULT_INJECTION
+  ASSERT_TRUE(set_active_fault(Fault::kMemoStrongRef));
+  RunReport leak = run(p, {backends().pytorch.get()});
+  set_active_fault(Fault::kNone);
+  ASSERT_TRUE(leak.diverged);
+  EXPECT_EQ(leak.divergence.step, 7);  // the sweep, which observes the memos too
+  EXPECT_EQ(leak.divergence.mismatch.field, "memo_leak");
+  EXPECT_NE(leak.divergence.mismatch.b.find("1 converted real tensors alive with no variable"),
+            std::string::npos)
+      << leak.divergence.mismatch.b;
+#endif
 }
 
 // The property path (reference vs PyTorch, as pytorch.fake_matches_reference
