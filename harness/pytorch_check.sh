@@ -4,7 +4,8 @@
 # budget) runs, counts the known divergences it meets, and reports the F2
 # finding it meets first through the normal finding path: exit 1, a shrunk
 # program whose last step converts an emptied tensor (R2) and gets a fake
-# storage of more than 0 bytes, and a reproducer file written.
+# storage of more than 0 bytes, and a reproducer file that `storcheck repro`
+# replays on the PyTorch backend to the same divergence.
 #   harness/pytorch_check.sh path/to/storcheck
 set -uo pipefail
 bin=$1
@@ -21,4 +22,12 @@ grep -Eq '^divergence: step [0-9]+ \(t[0-9]+ = (fake|meta) t[0-9]+\): storage_nb
 grep -q '^shrink t' "$dir/out.txt" || { echo "expected a shrink in the shrunk program"; exit 1; }
 ls "$dir"/pytorch.fake_matches_reference-*.sc >/dev/null 2>&1 || { echo "no reproducer written"; exit 1; }
 grep -q '^reproduce: storcheck repro ' "$dir/out.txt" || { echo "no repro line"; exit 1; }
+# The reproducer replays the finding on the PyTorch backend (exit 1, the same field).
+repro=$(ls "$dir"/pytorch.fake_matches_reference-*.sc | head -1)
+"$bin" repro "$repro" >"$dir/repro.txt" 2>&1
+rrc=$?
+cat "$dir/repro.txt"
+[ "$rrc" -eq 1 ] || { echo "storcheck repro exited $rrc, expected 1"; exit 1; }
+grep -Eq '^DIVERGENCE at step [0-9]+ .*storage_nbytes of t[0-9]+: reference 0 vs pytorch [1-9]' \
+  "$dir/repro.txt" || { echo "repro does not show the finding"; exit 1; }
 exit 0
