@@ -239,8 +239,10 @@ bool fails_once(const Property& prop, Runner& runner, const Program& p, std::str
   if (!rep.diverged) return false;
   const Divergence& d = rep.divergence;
   std::string_view op = op_info(p.steps[static_cast<size_t>(d.step - 1)].op).name;
+  // The pytorch.* properties' divergences are keyed by the embedded PyTorch's version.
+  const std::string version = prop.needs_pytorch() ? pytorch_version() : torch_version();
   if (const KnownDivergence* k =
-          match_known_divergence(op, d.mismatch.field, d.mismatch.a, d.mismatch.b, torch_version())) {
+          match_known_divergence(op, d.mismatch.field, d.mismatch.a, d.mismatch.b, version)) {
     if (known) ++*known;
     if (refusals) ++refusals->known_ids[std::string(k->id)];
     return false;
