@@ -39,6 +39,7 @@ SC_CODE = {}  # compiled step spellings
 def sc_begin(names, max_tensor, max_program, plant_strong_ref):
     global RUN
     RUN = None  # the previous program's tensors and converters die first
+    FOREIGN.clear()  # from_blob's helper keeps its numpy-backed storages per script
     RUN = ScRun(list(names), max_tensor, max_program)
     # Fault::kMemoStrongRef (impl/fault.h, test builds): the converters keep
     # every real tensor they convert, strongly, as a leaking memo would (F3).
