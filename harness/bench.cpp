@@ -15,6 +15,7 @@
 #include "generators/program_gen.h"
 #include "oracles/backend.h"
 #include "oracles/known_divergences.h"
+#include "oracles/python_backend.h"
 #include "oracles/runner.h"
 
 namespace storcheck {
@@ -41,6 +42,7 @@ struct ModeRow {
   const char* target = "";  ///< DESIGN.md target, "" when none
   double target_pps = 0;    ///< programs/s the target asks for, 0 when none
   bool skipped = false;
+  std::string why;  ///< the skip reason when not LibTorch's
   Measure m;
 };
 
@@ -174,6 +176,9 @@ Pass end_to_end_pass(Runner* runner, const GenConfig& cfg, uint64_t seed, int64_
 }
 
 /// The median of kBenchRepetitions passes over one program set.
+/// Programs the PyTorch row runs (CPython costs about 1000x the reference).
+constexpr int64_t kPythonPrograms = 200;
+
 Measure time_runs(const std::vector<Backend*>& backends, const std::vector<Program>& programs) {
   Runner runner(backends, Limits{});
   return run_interleaved({runs_pass(&runner, &programs)}).front();
@@ -259,7 +264,7 @@ void print_table(const BenchReport& r, std::ostream& out) {
   for (const ModeRow& m : r.modes) {
     out << pad(m.label, 34, false);
     if (m.skipped) {
-      out << "  skipped: " << r.skip_reason << "\n";
+      out << "  skipped: " << (m.why.empty() ? r.skip_reason : m.why) << "\n";
       continue;
     }
     out << pad(fixed0(m.m.programs_per_second()), 12) << pad(fmt("%.1f", m.m.us_per_program()), 12)
@@ -433,7 +438,21 @@ int run_bench(const BenchOptions& opt, std::ostream& out, std::ostream& err) {
     mref.m = time_runs(ref_only, programs);
     mtorch.skipped = mfull.skipped = me2e.skipped = true;
   }
-  r.modes = {mref, mtorch, mfull, me2e};
+  // PyTorch through CPython (oracles/python_backend.h), alone, on the first
+  // kPythonPrograms programs: one pass (it runs at a few hundred programs/s).
+  // A program ends at its first refused step (Note [Step outcome rules] rule 5).
+  ModeRow mpy = mode_row("pytorch", "PyTorch (CPython) only", "", 0);
+  std::string py_why;
+  if (std::unique_ptr<Backend> py = make_python_backend(&py_why)) {
+    std::vector<Program> few(programs.begin(),
+                             programs.begin() + std::min<int64_t>(opt.programs, kPythonPrograms));
+    Runner py_runner({py.get()}, Limits{});
+    mpy.m = runs_pass(&py_runner, &few)();
+  } else {
+    mpy.skipped = true;
+    mpy.why = py_why;
+  }
+  r.modes = {mref, mtorch, mfull, me2e, mpy};
   r.peak_rss_kib = peak_rss_kib();
   r.program_set_kib = program_bytes(programs) / 1024;
   programs = std::vector<Program>();

@@ -241,6 +241,12 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
     g.plant_fault = o.plant_fault;
     g.eager_unsafe = o.eager_unsafe_set;
     g.isolate = o.isolate_set;
+    if (o.backends_set) {
+      if (o.backends != "pytorch")
+        return fail_usage(err, "--backends: unknown backend list '" + o.backends +
+                                   "' (known: pytorch)");
+      g.pytorch = true;
+    }
     g.program_timeout = program_timeout;
     g.findings_json = o.findings_json;
     g.limits = limits;

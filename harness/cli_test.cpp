@@ -69,6 +69,11 @@ TEST(Cli, UnknownCommandAndFlagExitTwoWithOneLine) {
   Outcome e = cli({"repro", "--junit", "x.xml", "f"});
   EXPECT_EQ(e.code, 2);
   EXPECT_NE(e.err.find("--junit does not apply to 'repro'"), std::string::npos);
+  Outcome f = cli({"gate", "--backends", "cuda"});
+  EXPECT_EQ(f.code, 2);
+  EXPECT_NE(f.err.find("--backends: unknown backend list 'cuda' (known: pytorch)"),
+            std::string::npos)
+      << f.err;
 }
 
 TEST(Cli, CheckRejectsUnknownPropertyAndBadRcParams) {

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -17,6 +18,7 @@
 #include "oracles/backend.h"
 #include "oracles/known_divergences.h"
 #include "oracles/runner.h"
+#include "oracles/spelling.h"
 #include "program/text_format.h"
 
 namespace storcheck {
@@ -52,145 +54,10 @@ namespace {
 
 constexpr int64_t kListMax = 8;
 
-struct Syntax {
-  EmitLang lang;
-  bool py() const { return lang == EmitLang::kPython; }
-  std::string comment() const { return py() ? "# " : "// "; }
-  std::string end() const { return py() ? "" : ";"; }
-  std::string quote(const std::string& s) const {
-    std::string r = "\"";
-    for (char c : s) {
-      if (c == '"' || c == '\\') r += '\\';
-      r += c;
-    }
-    return r + "\"";
-  }
-  std::string ints(const int64_t* v, int n) const {
-    if (!py() && n == 0) return "at::IntArrayRef{}";
-    std::string s = py() ? "[" : "{";
-    for (int k = 0; k < n; ++k) {
-      if (k) s += ", ";
-      if (!py() && v[k] == INT64_MIN) s += "INT64_MIN";
-      else s += std::to_string(v[k]);
-    }
-    return s + (py() ? "]" : "}");
-  }
-  std::string dtype(DType d) const {
-    static const char* kPy[] = {"torch.float32", "torch.float64", "torch.int32",
-                                "torch.int64",   "torch.uint8",   "torch.bool"};
-    static const char* kCpp[] = {"at::kFloat", "at::kDouble", "at::kInt",
-                                 "at::kLong",  "at::kByte",   "at::kBool"};
-    return (py() ? kPy : kCpp)[static_cast<int>(d)];
-  }
-  /// torch.sparse_coo / at::kSparse, ... (Note [Observing a sparse variable]).
-  std::string layout(Layout l) const {
-    static const char* kPy[] = {"torch.strided",    "torch.sparse_coo", "torch.sparse_csr",
-                                "torch.sparse_csc", "torch.sparse_bsr", "torch.sparse_bsc"};
-    static const char* kCpp[] = {"at::kStrided",   "at::kSparse",    "at::kSparseCsr",
-                                 "at::kSparseCsc", "at::kSparseBsr", "at::kSparseBsc"};
-    return (py() ? kPy : kCpp)[static_cast<int>(l)];
-  }
-  /// The shortest decimal that reads back as `x` (as a float when `f32`).
-  std::string floating(double x, bool f32 = false) const {
-    if (std::isnan(x)) return py() ? "math.nan" : "NAN";
-    if (std::isinf(x)) return std::string(x < 0 ? "-" : "") + (py() ? "math.inf" : "INFINITY");
-    char buf[40];
-    if (x == std::floor(x) && std::fabs(x) < 1e15) {
-      std::snprintf(buf, sizeof buf, "%.1f", x);
-      return buf;
-    }
-    for (int digits = 1; digits <= 17; ++digits) {
-      std::snprintf(buf, sizeof buf, "%.*g", digits, x);
-      double back = std::strtod(buf, nullptr);
-      if (f32 ? static_cast<float>(back) == static_cast<float>(x) : back == x) break;
-    }
-    std::string s = buf;
-    if (s.find_first_of(".en") == std::string::npos) s += ".0";
-    return s;
-  }
-  std::string boolean(bool b) const { return py() ? (b ? "True" : "False") : (b ? "true" : "false"); }
-  std::string integer(int64_t v) const {
-    return !py() && v == INT64_MIN ? "INT64_MIN" : std::to_string(v);
-  }
-  std::string scalar(const ScalarLit& s) const {
-    switch (s.kind) {
-      case ScalarLit::Kind::kBool: return boolean(s.i != 0);
-      case ScalarLit::Kind::kInt: return integer(s.i);
-      case ScalarLit::Kind::kFloat: return floating(s.f);
-    }
-    return "0";
-  }
-};
 
-/// `text` calls the free function `call` ("name("), not a method `.name(`.
-bool calls(const std::string& text, const char* call) {
-  for (size_t at = text.find(call); at != std::string::npos; at = text.find(call, at + 1)) {
-    char before = at == 0 ? ' ' : text[at - 1];
-    if (!(std::isalnum(static_cast<unsigned char>(before)) || before == '_' || before == '.' ||
-          before == '>'))
-      return true;
-  }
-  return false;
-}
 
 std::string var_name(const Program& p, VarId v) { return p.var_names[static_cast<size_t>(v)]; }
 
-/// Python's index expression for `slice X DIM START END STEP` ("" when the
-/// dim is too far out for a readable one).
-std::string python_index(const Step& s) {
-  int64_t dim = s.args[1].i, start = s.args[2].i, end = s.args[3].i, step = s.args[4].i;
-  std::string range = std::to_string(start) + ":" + std::to_string(end);
-  if (step != 1) range += ":" + std::to_string(step);
-  std::string out;
-  if (dim >= 0 && dim <= kMaxRank) {
-    for (int64_t d = 0; d < dim; ++d) out += ":, ";
-    return out + range;
-  }
-  if (dim < 0 && dim >= -kMaxRank) {
-    out = "..., " + range;
-    for (int64_t d = -1; d > dim; --d) out += ", :";
-    return out;
-  }
-  return "";
-}
-
-std::string render_arg(const Syntax& sx, const Program& p, const Arg& a) {
-  switch (a.kind) {
-    case ArgKind::kVar: return var_name(p, a.var);
-    case ArgKind::kInt: return sx.integer(a.i);
-    case ArgKind::kList: return sx.ints(a.list.begin(), a.list.size());
-    case ArgKind::kScalar: return sx.scalar(a.scalar);
-    case ArgKind::kDType: return sx.dtype(to_dtype(a.dtype));
-    case ArgKind::kNone: break;
-  }
-  return "";
-}
-
-/// The op's spelling with its arguments substituted. Python's indexing
-/// checks that the input lies inside its storage (aten::slice does not): an
-/// input that does not fit gets the aten op, as does a dim too far out.
-std::string render(const Syntax& sx, const Program& p, const Step& s, bool input_fits) {
-  std::string_view t = sx.py() ? s.info().python : s.info().cpp;
-  if (sx.py() && s.op == OpId::kSlice && (python_index(s).empty() || !input_fits))
-    t = "torch.ops.aten.slice($0, $1, $2, $3, $4)";
-  std::string out;
-  for (size_t k = 0; k < t.size(); ++k) {
-    if (t[k] != '$') {
-      out += t[k];
-      continue;
-    }
-    if (t.substr(k, 4) == "$idx") {
-      out += python_index(s);
-      k += 3;
-    } else if (k + 1 < t.size() && t[k + 1] >= '0' && t[k + 1] <= '9') {
-      out += render_arg(sx, p, s.args[t[k + 1] - '0']);
-      ++k;
-    } else {
-      out += t[k];
-    }
-  }
-  return out;
-}
 
 bool is_clone_path(OpId op) {
   return op == OpId::kClone || op == OpId::kContiguous || op == OpId::kClonePreserveStrides ||
@@ -245,179 +112,8 @@ double element(const VarObs& v, int64_t k) {
   return load_as_double(v.values.data() + k * itemsize(v.dtype), v.dtype);
 }
 
-constexpr const char* kPythonPrelude = R"PY(import math
-import sys
-
-import torch
-
-TOL = {torch.float32: 1e-5, torch.float64: 1e-12}  # relative, as storcheck compares
-EMPTIED = "emptied"  # the storage has 0 bytes (SEMANTICS R2): values not read
 
 
-def storage(t):  # untyped_storage() from PyTorch 2.0; 1.13 spells it storage().untyped()
-    return t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage().untyped()
-
-
-def same_storage(a, b):
-    return storage(a)._cdata == storage(b)._cdata
-
-
-def close(a, b, tol):
-    if a != a or b != b:  # NaN
-        return a != a and b != b
-    return a == b or abs(a - b) <= tol * max(1.0, abs(a), abs(b))
-
-
-def same(v):  # every element equals v
-    return ("same", v)
-
-
-def checksum(x):  # sum over k of element_k * (k % 1021 + 1), row-major, in float64
-    return ("checksum", x)
-
-
-def check_values(where, t, want):
-    tol = TOL.get(t.dtype, 0.0)
-    if isinstance(want, list):
-        got = t.flatten().tolist()
-        ok = len(got) == len(want) and all(close(a, b, tol) for a, b in zip(got, want))
-    elif want[0] == "same":
-        got = [x for x in t.flatten().tolist() if not close(x, want[1], tol)][:4]
-        ok = not got
-    else:
-        x = t.flatten().double()
-        w = torch.arange(x.numel(), dtype=torch.float64) % 1021 + 1
-        got, scale = (x * w).sum().item(), (x.abs() * w).sum().item()
-        ok = close(got, want[1], 0.0) or (
-            math.isfinite(scale) and abs(got - want[1]) <= max(tol, 1e-9) * max(1.0, scale))
-        got = checksum(got)
-    assert ok, f"{where}: values: expected {want}, got {got}"
-
-
-def expect(where, t, size, stride, offset, dtype, values, base=None):
-    want = (size, stride, offset, dtype)
-    got = (list(t.shape), list(t.stride()), t.storage_offset(), t.dtype)
-    assert got == want, f"{where}: sizes, strides, offset, dtype: expected {want}, got {got}"
-    if base is not None:
-        assert same_storage(t, base), f"{where}: expected a view sharing its base's storage (S3)"
-    if values is EMPTIED:
-        n = storage(t).nbytes()
-        assert n == 0, f"{where}: expected an emptied storage (0 bytes), got {n} bytes"
-    elif values is not None:
-        check_values(where, t, values)
-
-
-def expect_error(where, kind, run):
-    try:
-        run()
-    except (RuntimeError, IndexError, ValueError, TypeError):
-        return
-    raise AssertionError(f"{where}: expected an error ({kind}), but the step succeeded")
-)PY";
-
-struct Helper {
-  const char* name;  ///< the call that needs it, "name("
-  const char* code;
-};
-
-constexpr Helper kPythonHelpers[] = {
-    {"expect_sparse(", R"PY(def expect_sparse(where, t, layout, size, dtype, sparse_dim, dense_dim, nnz, values):
-    # A sparse tensor (SEMANTICS F4): its metadata, then its to_dense() values.
-    want = (layout, size, dtype, sparse_dim, dense_dim, nnz)
-    got = (t.layout, list(t.shape), t.dtype, t.sparse_dim(), t.dense_dim(), t._nnz())
-    assert got == want, f"{where}: layout, sizes, dtype, sparse_dim, dense_dim, nnz: expected {want}, got {got}"
-    if values is not None:
-        check_values(where, t.to_dense(), values)
-)PY"},
-    {"zero_bytes(", R"PY(def zero_bytes(t, start):  # storcheck defines new storage bytes as zero (R6)
-    s = storage(t)
-    if s.nbytes() > start:
-        torch.tensor([], dtype=torch.uint8).set_(s)[start:].zero_()
-)PY"},
-    {"arange(", R"PY(def arange(size, dtype):
-    return torch.arange(math.prod(size)).to(dtype).view(size)
-)PY"},
-    {"rand(", R"PY(def rand(size, dtype, seed):  # storcheck's deterministic values (splitmix64), not torch's RNG
-    m, values = (1 << 64) - 1, []
-    for k in range(math.prod(size)):
-        z = ((seed & m) * 0x9E3779B97F4A7C15 + k + 0x632BE59BD9B4E019) & m
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
-        z ^= z >> 31
-        values.append((z >> 40) / 16777216.0 if dtype.is_floating_point
-                      else z & 1 if dtype == torch.bool else z % 10)
-    return torch.tensor(values, dtype=torch.float64).to(dtype).view(size)
-)PY"},
-    {"empty_strided(", R"PY(def empty_strided(size, stride, dtype):  # with its bytes defined as zero
-    t = torch.empty_strided(size, stride, dtype=dtype)
-    storage(t).fill_(0)
-    return t
-)PY"},
-    {"resize_(", R"PY(def resize_(t, size):  # Tensor.resize_; the grown bytes are zero (R6)
-    old = storage(t).nbytes()
-    t.resize_(size)
-    zero_bytes(t, old)
-)PY"},
-    {"resize_storage(", R"PY(def resize_storage(t, nbytes):  # untyped_storage().resize_(); grown bytes are zero (R6)
-    old = storage(t).nbytes()
-    storage(t).resize_(nbytes)
-    zero_bytes(t, old)
-)PY"},
-    {"extent(", R"PY(def extent(t):  # elements of the storage the tensor needs, offset included
-    if t.numel() == 0:
-        return 0
-    return t.storage_offset() + 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride()))
-)PY"},
-    {"clone_preserve_strides(", R"PY(def clone_preserve_strides(t):  # Inductor's: copy the storage prefix t needs
-    copy = t.as_strided([extent(t)], [1], 0).clone()
-    return copy.as_strided(t.shape, t.stride(), t.storage_offset())
-)PY"},
-    {"restored(", R"PY(def restored(size, stride, offset, dtype):  # R3: zeros with the clone's geometry
-    n = 0 if 0 in size else offset + 1 + sum((a - 1) * b for a, b in zip(size, stride))
-    return torch.zeros(n, dtype=dtype).as_strided(size, stride, offset)
-)PY"},
-    {"sum64(", R"PY(def sum64(t):  # floating sums accumulate in float64
-    return t.sum(dtype=torch.float64) if t.is_floating_point() else t.sum()
-)PY"},
-    {"from_blob(", R"PY(FOREIGN = []  # storages whose memory PyTorch does not own (C7), kept alive
-
-
-def from_blob(size, dtype):  # a tensor over foreign (numpy's) memory, zero-filled
-    import numpy  # PyTorch's own dependency
-    kind = torch.empty(0, dtype=dtype).numpy().dtype
-    stride = [math.prod(max(n, 1) for n in size[d + 1:]) for d in range(len(size))]
-    t = torch.from_numpy(numpy.zeros(math.prod(size), dtype=kind)).as_strided(size, stride)
-    FOREIGN.append(storage(t))
-    return t
-)PY"},
-    {"lazy_clone(", R"PY(def lazy_clone(t):  # C1: torch._lazy_clone, from PyTorch 2.3
-    if hasattr(torch, "_lazy_clone"):
-        return torch._lazy_clone(t)
-    # Before 2.3 an eager copy of the whole storage, same geometry, stands in:
-    # values and metadata are checked (C6), copy-on-write state is not.
-    if not getattr(lazy_clone, "noted", False):
-        print(f"note: PyTorch {torch.__version__} has no torch._lazy_clone (2.3+): "
-              "lazy_clone runs as an eager copy; copy-on-write state is not checked")
-        lazy_clone.noted = True
-    if any(f._cdata == storage(t)._cdata for f in globals().get("FOREIGN", [])):
-        raise RuntimeError("lazy_clone: the storage's data has a foreign owner (C7)")
-    n = storage(t).nbytes()
-    data = torch.zeros(max(n, extent(t) * t.element_size()), dtype=torch.uint8)
-    data[:n] = torch.tensor([], dtype=torch.uint8).set_(storage(t))
-    c = torch.tensor([], dtype=t.dtype).set_(storage(data), t.storage_offset(), t.shape, t.stride())
-    storage(c).resize_(n)  # the source's byte size, even when it is undersized (C1)
-    return c
-)PY"},
-    {"rehydrate(", R"PY(def rehydrate(*storages):  # R5: (tensor, nbytes) per emptied storage
-    for t, nbytes in storages:
-        storage(t).resize_(nbytes)
-        storage(t).fill_(0)
-)PY"},
-    {"reshrink(", R"PY(def reshrink(*tensors):  # R5: empty again what rehydrate restored
-    for t in tensors:
-        storage(t).resize_(0)
-)PY"},
-};
 
 constexpr const char* kCppPrelude = R"CPP(#include <ATen/ATen.h>
 #include <ATen/native/Resize.h>
@@ -1054,7 +750,7 @@ std::string Emitter::run() {
       } else if (!spelling.empty() && spelling[0] == '*') {
         expr = storage_steps(s, before);
       } else {
-        expr = render(sx_, p_, s, !in || in->values_known);
+        expr = spell_step(sx_, p_, s, !in || in->values_known);
       }
       const bool assigns = info.result == OpResult::kTensor;
       if (failed) {
@@ -1121,16 +817,7 @@ std::string Emitter::assemble() {
     std::string stem = r_.source.substr(r_.source.find_last_of('/') + 1);
     if (stem.size() > 3 && stem.compare(stem.size() - 3, 3, ".sc") == 0) stem.resize(stem.size() - 3);
     head += c + "Needs nothing but torch:  python3 " + stem + ".py\n\n";
-    std::string helpers;
-    // Helpers the body or another helper calls, in table order (a helper
-    // only calls helpers listed before it, or in the prelude).
-    std::string needed = body_;
-    for (int pass = 0; pass < 2; ++pass)
-      for (const Helper& h : kPythonHelpers)
-        if (calls(needed, h.name) && needed.find(h.code) == std::string::npos)
-          needed += h.code;
-    for (const Helper& h : kPythonHelpers)
-      if (needed.find(h.code) != std::string::npos) helpers += "\n\n" + std::string(h.code);
+    std::string helpers = python_helpers_for(body_);
     return head + kPythonPrelude + helpers + "\n\n" + body_ + "print(\"ok: " + steps_done() +
            " as storcheck's reference expects\")\n";
   }
@@ -1138,15 +825,8 @@ std::string Emitter::assemble() {
   head += c + "  g++ -std=c++17 repro.cpp -I/usr/include/torch/csrc/api/include -ltorch_cpu -lc10 -o repro\n";
   head += c + "or with CMake: find_package(Torch REQUIRED) and\n";
   head += c + "  add_executable(repro repro.cpp) + target_link_libraries(repro \"${TORCH_LIBRARIES}\")\n\n";
-  std::string needed = body_;
-  for (int pass = 0; pass < 2; ++pass)
-    for (const Helper& h : kCppHelpers)
-      if (calls(needed, h.name) && needed.find(h.code) == std::string::npos)
-        needed += h.code;
-  std::string helpers;
-  bool foreign = needed.find("from_blob(at::IntArrayRef") != std::string::npos;
-  for (const Helper& h : kCppHelpers)
-    if (needed.find(h.code) != std::string::npos) helpers += "\n" + std::string(h.code);
+  std::string helpers = helpers_for(kCppHelpers, std::size(kCppHelpers), body_, "\n");
+  bool foreign = helpers.find("from_blob(at::IntArrayRef") != std::string::npos;
   // lazy_clone's stand-in refuses foreign storages only when from_blob made some.
   std::string list = foreign ? "g_foreign" : "std::vector<c10::Storage>{}";
   for (size_t at = helpers.find("FOREIGN_STORAGES"); at != std::string::npos;

@@ -19,11 +19,10 @@
 #include <string>
 
 #include "program/ir.h"
+#include "oracles/spelling.h"
 #include "program/limits.h"
 
 namespace storcheck {
-
-enum class EmitLang { kPython, kCpp };
 
 /// The first difference between the reference and LibTorch (oracles/runner.h).
 struct EmitDivergence {

@@ -319,7 +319,10 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
   }
 
   // 2) Every property, fixed seeds, on `jobs` worker threads.
-  const std::vector<Property>& props = properties();
+  // The pytorch.* properties need the PyTorch backend: opt-in (--backends pytorch).
+  std::vector<Property> props;
+  for (const Property& p : properties())
+    if (!p.needs_pytorch() || opt.pytorch) props.push_back(p);
   std::vector<CheckResult> results(props.size());
   std::atomic<size_t> next{0};
   int jobs = opt.eager_unsafe ? 1 : std::max(1, opt.jobs);  // fork needs one thread
@@ -397,6 +400,9 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
       row.status = r.budget_exhausted ? "pass*" : "pass";
       if (r.budget_exhausted)
         row.detail = "time budget reached after " + std::to_string(r.programs) + " programs";
+      if (r.refused > 0)
+        row.detail += std::string(row.detail.empty() ? "" : "; ") + std::to_string(r.refused) +
+                      " programs compared up to a refused step, e.g. " + r.first_refusal;
       if (r.known > 0)
         row.detail += std::string(row.detail.empty() ? "" : "; ") + std::to_string(r.known) +
                       " programs hit known divergences (expected failures, see "
@@ -522,6 +528,14 @@ int run_check(const CheckCommandOptions& opt, std::ostream& out, std::ostream& e
                 static_cast<long long>(r.programs), static_cast<long long>(r.steps), r.seconds,
                 r.seconds > 0 ? r.programs / r.seconds : 0.0);
   out << line;
+  if (r.known > 0) {
+    out << r.known << " programs hit known divergences (expected, oracles/known_divergences.cpp):";
+    for (const auto& [id, n] : r.known_ids) out << " " << id << " x" << n;
+    out << "\n";
+  }
+  if (r.refused > 0)
+    out << r.refused << " programs compared up to a step a backend refused (not comparable "
+        << "from there), e.g. " << r.first_refusal << "\n";
   if (!r.passed) {
     out << "seed " << r.seed << ", program " << r.failing_program << "; shrunk to "
         << r.counterexample.steps.size() << " steps:\n"

@@ -32,6 +32,7 @@ struct GateOptions {
   std::string plant_fault;       ///< test builds only
   bool eager_unsafe = false;     ///< crash-isolated unsafe mode (forces jobs = 1)
   bool isolate = false;          ///< each property in a child process (harness/isolate.h)
+  bool pytorch = false;          ///< also the pytorch.* properties (`--backends pytorch`)
   double program_timeout = 0;    ///< seconds per program, 0: none (Note [Program timeout])
   std::string findings_json;     ///< "" : no JSON of the findings
   Limits limits;

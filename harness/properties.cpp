@@ -18,6 +18,7 @@
 #include "harness/emit.h"
 #include "harness/shrink.h"
 #include "oracles/known_divergences.h"
+#include "oracles/python_backend.h"
 #include "oracles/runner.h"
 #include "program/text_format.h"
 
@@ -53,6 +54,30 @@ GenConfig errors_config() { return steps16(400); }
 GenConfig aliasing_config() {
   return steps16(0, ops_in({OpCategory::kFactory, OpCategory::kView, OpCategory::kInplace,
                             OpCategory::kInplaceView}));
+}
+
+/// `c` without the ops PyTorch's Python API cannot express (`!` and `*`
+/// spellings in ops.def, but for the conversions the PyTorch backend runs
+/// through PyTorch's converters): the pytorch.* properties would only see
+/// them refused (Note [Step outcome rules] rule 5).
+GenConfig expressible_in_python(GenConfig c) {
+  for (const OpInfo& info : op_table()) {
+    const bool converter = info.category == OpCategory::kConvert;
+    if (!info.python.empty() && (info.python[0] == '!' || info.python[0] == '*') && !converter)
+      c.ops.reset(static_cast<int>(info.id));
+    // The PyTorch backend refuses sparse steps (it observes no sparse layout yet).
+    if (info.category == OpCategory::kSparse) c.ops.reset(static_cast<int>(info.id));
+  }
+  return c;
+}
+
+/// Eager programs for PyTorch vs LibTorch: every expressible op but the
+/// conversions (the fake properties cover those).
+GenConfig pytorch_eager_config() {
+  GenConfig c = expressible_in_python(views_config());
+  for (const OpInfo& info : op_table())
+    if (info.category == OpCategory::kConvert) c.ops.reset(static_cast<int>(info.id));
+  return c;
 }
 
 /// Fake-focused programs with many deliberately invalid steps (conversions
@@ -178,6 +203,23 @@ const std::vector<Property>& properties() {
        "after every step and against LibTorch's observations",
        PropertyKind::kDifferential, false, sparse_config(), Invariant::kSparseFakeMetadata,
        Versus::kBackends, /*with_invariant=*/true},
+      // PyTorch's own stack (oracles/python_backend.h); opt-in for the gate.
+      {"pytorch.eager_matches_libtorch",
+       "PyTorch eager through CPython and storcheck's LibTorch backend agree on every "
+       "observation after every step: one ATen, two front ends (S1-S8)",
+       PropertyKind::kDifferential, false, pytorch_eager_config(), Invariant::kCloneGivesZeros,
+       Versus::kPytorchVsTorch},
+      {"pytorch.fake_matches_reference",
+       "PyTorch 1.13's FakeTensorMode, FakeTensorConverter and MetaConverter agree with the "
+       "reference's conversions: metadata, identity, shared fake storages, 0-byte storages, "
+       "errors, memo sizes at memo_stats (F1-F5)",
+       PropertyKind::kDifferential, false, expressible_in_python(fake_config()),
+       Invariant::kCloneGivesZeros, Versus::kReferenceVsPytorch},
+      {"pytorch.memo_weak_no_leak",
+       "after gc.collect(), PyTorch's converter memos hold no entry of a dead real tensor, and "
+       "no converted real tensor or fake tensor outlives every variable holding it (F3)",
+       PropertyKind::kDifferential, false, expressible_in_python(fake_config()),
+       Invariant::kCloneGivesZeros, Versus::kPytorchAlone},
   };
   return kProps;
 }
@@ -194,7 +236,7 @@ namespace {
 /// divergence that the known-divergence list explains is not a failure: it
 /// is counted in *known (when given) and the program passes.
 bool fails_once(const Property& prop, Runner& runner, const Program& p, std::string* text,
-                int64_t* steps, int64_t* known = nullptr) {
+                int64_t* steps, int64_t* known = nullptr, CheckResult* refusals = nullptr) {
   if (prop.kind == PropertyKind::kRoundtrip) {
     std::string printed = print_program(p);
     ParseResult r = parse_program(printed);
@@ -213,11 +255,18 @@ bool fails_once(const Property& prop, Runner& runner, const Program& p, std::str
                       ? runner.run(p, false, make_invariant_hook(prop.invariant, runner.backends()[0]))
                       : runner.run(p);
   if (steps) *steps += rep.steps_run;
+  if (!rep.refusal.empty() && refusals) {
+    if (refusals->refused++ == 0) refusals->first_refusal = rep.refusal;
+  }
   if (!rep.diverged) return false;
   const Divergence& d = rep.divergence;
   std::string_view op = op_info(p.steps[static_cast<size_t>(d.step - 1)].op).name;
-  if (match_known_divergence(op, d.mismatch.field, d.mismatch.a, d.mismatch.b, torch_version())) {
+  // The pytorch.* properties' divergences are keyed by the embedded PyTorch's version.
+  const std::string version = prop.needs_pytorch() ? pytorch_version() : torch_version();
+  if (const KnownDivergence* k =
+          match_known_divergence(op, d.mismatch.field, d.mismatch.a, d.mismatch.b, version)) {
     if (known) ++*known;
+    if (refusals) ++refusals->known_ids[std::string(k->id)];
     return false;
   }
   *text = d.to_string(p);
@@ -437,8 +486,17 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
   res.property = std::string(prop.name);
   res.seed = opt.seed;
   std::vector<Backend*> list = backends.all();
-  if (prop.kind == PropertyKind::kDifferential && list.size() < 2 &&
-      prop.versus == Versus::kBackends) {
+  if (prop.needs_pytorch()) {
+    std::string why;
+    if (!backends.pytorch) backends.pytorch = make_python_backend(&why);
+    if (!backends.pytorch || (prop.versus == Versus::kPytorchVsTorch && !backends.torch_cpu)) {
+      res.skipped = true;
+      res.skip_reason = !backends.pytorch ? "needs the PyTorch backend: " + why
+                                          : "needs LibTorch: storcheck was built without it";
+      return res;
+    }
+  } else if (prop.kind == PropertyKind::kDifferential && list.size() < 2 &&
+             prop.versus == Versus::kBackends) {
     res.skipped = true;
     res.skip_reason = "needs a second backend: storcheck was built without LibTorch";
     return res;
@@ -459,6 +517,9 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
       other = make_fake_twin_backend(/*check_fallback=*/true);
       list = {other.get()};
       break;
+    case Versus::kPytorchVsTorch: list = {backends.pytorch.get(), backends.torch_cpu.get()}; break;
+    case Versus::kReferenceVsPytorch: list = {backends.reference.get(), backends.pytorch.get()}; break;
+    case Versus::kPytorchAlone: list = {backends.pytorch.get()}; break;
   }
   Runner runner(list, opt.limits);
   rc::Gen<Program> gen = prop.view_chains ? gen_view_chain(prop.config) : gen_program(prop.config);
@@ -478,7 +539,7 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
                    int64_t* known) {
     ahead.write(head, q);
     watchdog.start();
-    bool failed = fails_once(prop, runner, q, text, steps, known);
+    bool failed = fails_once(prop, runner, q, text, steps, known, steps ? &res : nullptr);
     watchdog.stop();
     return failed;
   };
@@ -500,7 +561,8 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
     res.passed = false;
     res.failing_program = i;
     if (opt.shrink) {
-      int budget = 2000;
+      // A PyTorch program costs milliseconds (CPython): fewer candidates.
+      int budget = prop.needs_pytorch() ? 300 : 2000;
       bool progress = true;
       while (progress && budget > 0) {
         progress = false;

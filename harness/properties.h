@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -29,6 +30,9 @@ namespace storcheck {
 struct BackendSet {
   std::unique_ptr<Backend> reference;
   std::unique_ptr<Backend> torch_cpu;  ///< null when built without LibTorch
+  /// PyTorch through embedded CPython (oracles/python_backend.h): made on
+  /// first use by a pytorch.* property; never part of all().
+  std::unique_ptr<Backend> pytorch;
   static BackendSet make(bool eager_unsafe = false);
   /// Every available backend, reference first.
   std::vector<Backend*> all() const;
@@ -40,12 +44,15 @@ enum class PropertyKind {
   kInvariant,     ///< the reference alone, an invariant checked after every step
 };
 
-/// What a kDifferential property compares the reference with.
+/// What a kDifferential property compares, first backend first.
 enum class Versus : uint8_t {
-  kBackends,    ///< every other backend of the BackendSet (LibTorch)
+  kBackends,    ///< the reference, then every backend of all() (LibTorch)
   kEagerClone,  ///< the reference with lazy_clone as an eager copy (C6)
   kFakeTwin,    ///< fake twins of the reference's tensors (F6 cross-ref)
   kFallback,    ///< the fake twins alone, every op also run through the F7 fallback
+  kPytorchVsTorch,      ///< PyTorch eager vs the LibTorch backend (same ATen)
+  kReferenceVsPytorch,  ///< the reference vs PyTorch's own fake stack
+  kPytorchAlone,        ///< PyTorch alone: its F3 memo findings (finding_field "memo_leak")
 };
 
 struct Property {
@@ -55,12 +62,17 @@ struct Property {
   bool view_chains;  ///< draw gen_view_chain instead of gen_program
   GenConfig config;
   Invariant invariant = Invariant::kCloneGivesZeros;  ///< for kInvariant
-  /// kDifferential: whom the reference is compared with.
+  /// kDifferential: what the reference is compared with.
   Versus versus = Versus::kBackends;
   /// kDifferential that also checks `invariant` on the reference after
   /// every step (fake.sparse_metadata: F4 in the reference and against
   /// LibTorch's observations).
   bool with_invariant = false;
+  /// Needs the PyTorch backend: opt-in for the gate (`--backends pytorch`).
+  bool needs_pytorch() const {
+    return versus == Versus::kPytorchVsTorch || versus == Versus::kReferenceVsPytorch ||
+           versus == Versus::kPytorchAlone;
+  }
 };
 
 /// Every property, in gate order.
@@ -94,6 +106,11 @@ struct CheckResult {
   int64_t programs = 0;
   int64_t steps = 0;
   int64_t known = 0;  ///< programs whose divergence the known list explains
+  std::map<std::string, int64_t> known_ids;  ///< of those, per known-divergence id
+  /// Programs a backend refused at some step (Note [Step outcome rules]
+  /// rule 5): compared up to that step only; the first refusal, as an example.
+  int64_t refused = 0;
+  std::string first_refusal;
   double seconds = 0;
   uint64_t seed = 0;
   // On failure:

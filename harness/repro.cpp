@@ -9,6 +9,7 @@
 #include "harness/properties.h"
 #include "impl/tensor.h"
 #include "oracles/known_divergences.h"
+#include "oracles/python_backend.h"
 #include "oracles/runner.h"
 #include "program/text_format.h"
 
@@ -69,6 +70,12 @@ int print_repro_report(const Program& p, const std::string& text, const std::str
                        bool eager_unsafe, const Limits& limits, std::ostream& out) {
   BackendSet backends = BackendSet::make(eager_unsafe);
   std::vector<Backend*> list = backends.all();
+  // A finding of a pytorch.* property replays on the PyTorch backend too.
+  std::string py_why;
+  if (text.find("\n# property: pytorch.") != std::string::npos) {
+    backends.pytorch = make_python_backend(&py_why);
+    if (backends.pytorch) list.push_back(backends.pytorch.get());
+  }
   Runner runner(list, limits);
   RunReport rep = runner.run(p, /*keep_trace=*/true);
   out << "storcheck repro " << label << ": " << p.steps.size() << " steps on " << list.size()
@@ -78,6 +85,9 @@ int print_repro_report(const Program& p, const std::string& text, const std::str
   for (Backend* b : list)
     if (!b->capabilities().skipped_note.empty())
       out << "note: " << b->name() << ": " << b->capabilities().skipped_note << "\n";
+  if (!py_why.empty())
+    out << "note: the file is a pytorch.* finding, but the PyTorch backend is absent: " << py_why
+        << "\n";
   if (list.size() < 2)
     out << "note: only the reference backend is available (built without LibTorch); nothing "
            "to compare\n";
@@ -104,6 +114,8 @@ int print_repro_report(const Program& p, const std::string& text, const std::str
   std::string known_id = known_id_of(text);
   const KnownDivergence* declared = known_id.empty() ? nullptr : find_known_divergence(known_id);
   bool declared_applies = declared && list.size() > 1 && declared->applies_to(torch_version());
+  if (!rep.refusal.empty())
+    out << "not comparable from " << rep.refusal << " (Note [Step outcome rules] rule 5)\n";
   if (!rep.diverged) {
     // The reference against SEMANTICS itself: every invariant after every step.
     Runner alone({list[0]}, limits);

@@ -80,6 +80,13 @@ class Backend {
   /// A SEMANTICS rule the backend found broken at the last step ("" if
   /// none), checked inside the backend: the fake twin's F7 fallback check.
   virtual std::string take_invariant_finding() { return std::string(); }
+  /// The Mismatch::field a take_unsafe_finding() result is reported under.
+  virtual std::string_view finding_field() const { return "eager_unsafe"; }
+  /// Why the backend refused the last step without running it ("" when it
+  /// ran): the step is one this backend cannot express or run faithfully,
+  /// and the Runner ends the comparison there as not comparable (Note [Step
+  /// outcome rules] rule 5 in oracles/runner.h). run_step then returns kNone.
+  virtual std::string take_refusal() { return std::string(); }
   /// The reference's tensor bound to `v` (null when unbound, or for a
   /// backend that is not the reference): the meta/fake checks convert the
   /// reference's own tensors (harness/invariants.h kFakeAliasing).

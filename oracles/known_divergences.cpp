@@ -78,6 +78,48 @@ const std::vector<KnownDivergence>& known_divergences() {
        "LibTorch 1.13: the same reserved SymInt range trips an internal assert "
        "(Expected !is_symbolic()) instead of a user error",
        "is_symbolic()"},
+      // PyTorch 1.13's own Python stack (oracles/python_backend.h): what its
+      // FakeTensorConverter and MetaConverter do by design, seen by the
+      // pytorch.* properties.
+      {"pytorch-memo-keeps-view-bases", "1.13", "memo_stats,sweep", "fake_memo,meta_memo",
+       "PyTorch 1.13's MetaConverter converts a view by converting its autograd base first "
+       "(meta_tensor(t._base)) and memoizes both; the base stays alive as long as the view "
+       "(t._base), so its entry counts until the view dies. The reference memoizes the "
+       "tensors it was asked to convert (F2, F3)",
+       ""},
+      {"pytorch-meta-storage-resize-1.13", "1.13", "resize_storage,shrink", "error",
+       "PyTorch 1.13's Python UntypedStorage.resize_ supports cpu and cuda storages only "
+       "('got unexpected device type meta'); the reference (and LibTorch C++) resize a meta "
+       "storage's byte count",
+       "unexpected device type meta"},
+      {"pytorch-converters-accept-fakes", "*", "meta,fake", "error",
+       "PyTorch's MetaConverter converts a FakeTensor like a real tensor (its __call__ accepts "
+       "`isinstance(t, FakeTensor)`), and FakeTensorMode.from_tensor of a fake tensor returns "
+       "a fake; the reference refuses a fake input with unsupported_fake_tensor (F4)",
+       "already a fake tensor"},
+      {"pytorch-fake-from-meta-memoized", "*", "fake_from_meta", "identity_class",
+       "PyTorch's FakeTensorConverter.from_meta_and_device memoizes by the meta tensor: the "
+       "same live meta tensor gives the same fake tensor (F2's rule applied to F5); the "
+       "reference makes a new fake tensor at each fake_from_meta",
+       ""},
+      {"pytorch-fake-meta-device-assert-1.13", "1.13", "fake,to_meta,fake_from_meta", "error",
+       "PyTorch 1.13's FakeTensor asserts that its device is not meta (`assert device.type != "
+       "\"meta\"` in FakeTensor.__init__): converting a meta tensor, or moving a fake tensor "
+       "to meta, fails on that AssertionError (kind other), as does from_meta_and_device of a "
+       "tensor that is not meta (`assert t.device.type == \"meta\"`), instead of the typed "
+       "UnsupportedFakeTensorException the reference raises (F4)",
+       "AssertionError"},
+      {"pytorch-lazy-clone-standin-pre-2.3", "1.13,2.0,2.1,2.2", "lazy_clone", "version,error",
+       "PyTorch before 2.3 has no torch._lazy_clone: the PyTorch spelling runs the emitted "
+       "scripts' eager stand-in, which builds the copy with set_ (version 1, where the "
+       "reference's lazy clone starts at 0, C1) and cannot set a real storage on a fake or "
+       "meta tensor",
+       ""},
+      {"pytorch-from-blob-numpy-empty", "*", "from_blob", "data_null",
+       "the PyTorch spelling of from_blob wraps a numpy array (torch.from_numpy): numpy "
+       "allocates a non-null data pointer even for 0 elements, where the reference and "
+       "LibTorch's from_blob of 0 bytes hold null (S1)",
+       ""},
   };
   return kList;
 }

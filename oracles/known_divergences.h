@@ -18,7 +18,8 @@ namespace storcheck {
 
 struct KnownDivergence {
   std::string_view id;
-  /// LibTorch versions it applies to: "*" for all, else a comma-separated
+  /// LibTorch versions it applies to (for the `pytorch-*` entries, versions
+  /// of the PyTorch the PyTorch backend embeds): "*" for all, else a comma-separated
   /// list of "MAJOR.MINOR" prefixes ("1.13,2.0").
   std::string_view torch_versions;
   std::string_view op;     ///< the op at the diverging step: a name, a comma-separated list, or "*"

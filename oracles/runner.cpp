@@ -58,9 +58,9 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
     return rep;
   };
   // A broken rule (field "invariant") or another finding of one backend.
-  auto finding = [](const char* field, std::string a, std::string b) {
+  auto finding = [](std::string_view field, std::string a, std::string b) {
     Mismatch m;
-    m.field = field;
+    m.field = std::string(field);
     m.a = std::move(a);
     m.b = std::move(b);
     return m;
@@ -93,6 +93,17 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
         line.messages.push_back(obs_[b].error_message);
       }
     }
+    for (size_t b = 0; b < nb; ++b) {
+      std::string why = backends_[b]->take_refusal();
+      if (why.empty()) continue;
+      rep.refusal = "step " + std::to_string(k + 1) + " (" + print_step(program, step) + "): " +
+                    std::string(backends_[b]->name()) + " refused: " + why;
+      if (keep_trace) {
+        rep.trace.push_back(std::move(line));
+        rep.last = obs_;
+      }
+      return rep;
+    }
     if (keep_trace && step.op == OpId::kMemoStats && nb > 0 && obs_[0].memo_known) {
       auto memo = [](const MemoStats& m) {
         return std::to_string(m.tensors) + " tensors, " + std::to_string(m.storages) +
@@ -123,7 +134,7 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
       std::string unsafe = backends_[b]->take_unsafe_finding();
       if (!unsafe.empty())
         return diverge(k, backends_[0]->name(), backends_[b]->name(),
-                       finding("eager_unsafe", "(guarded)", unsafe));
+                       finding(backends_[b]->finding_field(), "(guarded)", unsafe));
     }
     bool failed = obs_[0].error != ErrorKind::kNone;
     if (failed) ++rep.steps_failed;

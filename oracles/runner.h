@@ -9,6 +9,12 @@
 // 3) A failed step leaves its output unbound; the comparator has already
 //    checked that every backend failed with the same ErrorKind.
 // 4) `drop` unbinds its variable on every backend.
+// 5) A step that some backend refuses (Backend::take_refusal: it cannot
+//    express the op, or cannot run it as faithfully as the others, e.g. the
+//    PyTorch backend on a step where storcheck's LibTorch backend applies a
+//    policy check) ends the run without a divergence: the program is not
+//    comparable from there on (RunReport::refusal), and a property counts it
+//    apart (CheckResult::refused) instead of failing or passing silently.
 // The first differing step ends the run: later steps could only differ more.
 //
 //   Runner r({ref.get(), torch.get()}, Limits{});
@@ -49,6 +55,8 @@ struct RunReport {
   /// An invariant hook failed (divergence.mismatch.field == "invariant",
   /// mismatch.a holds the reason).
   Divergence divergence;
+  /// Rule 5: "step 3 (drop t1): pytorch refused: REASON" ("" when none).
+  std::string refusal;
   int64_t steps_run = 0;     ///< steps executed (not skipped)
   int64_t steps_failed = 0;  ///< steps every backend rejected alike
   std::vector<TraceLine> trace;

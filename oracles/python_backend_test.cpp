@@ -1,0 +1,238 @@
+// Tests of the PyTorch backend (python_backend.h): PyTorch 1.13 through
+// embedded CPython, against storcheck's LibTorch backend (eager) and the
+// reference (PyTorch's FakeTensorConverter and MetaConverter, group F).
+// Built as `pytorch_test` (ctest label `pytorch`); every test skips, with
+// the reason CMake or the import gave, when the backend is absent.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "harness/properties.h"
+#include "impl/fault.h"
+#include "oracles/known_divergences.h"
+#include "oracles/python_backend.h"
+#include "oracles/runner.h"
+#include "program/text_format.h"
+
+namespace storcheck {
+namespace {
+
+/// The process's PyTorch backend and LibTorch backend (null when absent).
+struct Backends {
+  std::unique_ptr<Backend> pytorch, torch, reference;
+  std::string why;
+  Backends() {
+    pytorch = make_python_backend(&why);
+    torch = make_torch_cpu_backend();
+    reference = make_reference_backend();
+  }
+};
+
+Backends& backends() {
+  static Backends b;
+  return b;
+}
+
+#define SKIP_WITHOUT_PYTORCH()                                                           \
+  do {                                                                                   \
+    if (!backends().pytorch) GTEST_SKIP() << "no PyTorch backend: " << backends().why;   \
+    if (!backends().torch) GTEST_SKIP() << "no LibTorch backend: built without LibTorch"; \
+  } while (0)
+
+Program parse(const std::string& text) {
+  ParseResult r = parse_program(text);
+  EXPECT_TRUE(r.ok()) << r.error.to_string();
+  return r.program;
+}
+
+RunReport run(const Program& p, std::vector<Backend*> list) {
+  Runner runner(std::move(list), Limits{});
+  return runner.run(p, /*keep_trace=*/true);
+}
+
+// Each program runs to its end on both backends with no divergence and no
+// refusal: the observations (sizes, strides, offsets, dtypes, nbytes, alias
+// and identity classes, versions, values, errors) are equal after every step.
+TEST(PytorchBackend, HandWrittenProgramsObserveLikeLibTorch) {
+  SKIP_WITHOUT_PYTORCH();
+  const char* programs[] = {
+      // S3: views and writes through them; S2: shared version counters.
+      "t0 = arange [3,4] f32\nt1 = transpose t0 0 1\nadd_ t1 1.5\nt2 = select t0 1 2\n"
+      "t3 = contiguous t1\nt4 = contiguous t3\nmul_ t2 2\nt5 = sum t0\n",
+      // Errors classified alike: S6 view, S5 out of bounds, dim out of range.
+      "t0 = rand [2,3] f64 7\nt1 = transpose t0 0 1\nt2 = view t1 [6]\nt3 = as_strided t0 [4] [2] 0\n"
+      "t4 = select t0 5 0\nt5 = reshape t1 [6]\nt6 = to t5 i32\n",
+      // R1: shrink keeps the geometry; every alias sees 0 bytes and a null pointer.
+      "t0 = ones [4] i64\nt1 = narrow t0 0 1 2\nshrink t0\nt2 = zeros [2,2] u8\nfill_ t2 true\ndrop t1\n",
+      // Meta tensors through LibTorch's to(kMeta) (F8).
+      "t0 = arange [2,3] f32\nt1 = t t0\nt2 = to_meta t1\nt3 = to_meta t0\nt4 = add t2 1\n",
+  };
+  for (const char* text : programs) {
+    Program p = parse(text);
+    RunReport rep = run(p, {backends().pytorch.get(), backends().torch.get()});
+    EXPECT_FALSE(rep.diverged) << text << rep.divergence.to_string(p);
+    EXPECT_EQ(rep.refusal, "") << text;
+    EXPECT_EQ(rep.steps_run, static_cast<int64_t>(p.steps.size())) << text;
+  }
+}
+
+// The observed fields themselves, not only their agreement: fake tensors
+// report the fake device cpu with a meta storage of the real nbytes (F1, F2).
+TEST(PytorchBackend, FakeConversionKeepsMetadataAndSharesStorage) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse("t0 = arange [2,3] f32\nt1 = transpose t0 0 1\nf0 = fake t1\nf1 = fake t0\n"
+                    "f2 = fake t0\n");
+  RunReport rep = run(p, {backends().pytorch.get()});
+  ASSERT_EQ(rep.refusal, "");
+  const Observation& o = rep.last.at(0);
+  const VarObs& f0 = o.vars.at(2);
+  EXPECT_TRUE(f0.fake);
+  EXPECT_EQ(f0.device, Device::kCpu);
+  EXPECT_EQ(f0.sizes[0], 3);
+  EXPECT_EQ(f0.strides[0], 1);
+  EXPECT_EQ(f0.strides[1], 3);
+  EXPECT_EQ(f0.storage_nbytes, 24);
+  EXPECT_EQ(o.vars.at(3).alias_class, 2);     // F2: one fake storage for t0 and its view
+  EXPECT_EQ(o.vars.at(4).identity_class, 3);  // F2: the same live tensor, the same fake
+  EXPECT_FALSE(f0.values_known);
+}
+
+// F3 with PyTorch 1.13's own memo: after the views and their fakes are
+// dropped and gc.collect() runs, the entries of dead real tensors are gone.
+TEST(PytorchBackend, FakeConversionGivesExpectedMemoStats) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse(
+      "t0 = zeros [2,3] f32\nt1 = transpose t0 0 1\nf0 = fake t1\nf1 = fake t0\nmemo_stats\n"
+      "drop f0\ndrop t1\nmemo_stats\ndrop f1\ndrop t0\nsweep\nmemo_stats\n");
+  Runner runner({backends().pytorch.get()}, Limits{});
+  RunReport rep = runner.run(p, true);
+  ASSERT_FALSE(rep.diverged) << rep.divergence.to_string(p);
+  ASSERT_EQ(rep.refusal, "");
+  // Replay step by step to read the memo after each memo_stats.
+  Backend& b = *backends().pytorch;
+  b.begin(p, Limits{});
+  std::vector<MemoStats> seen;
+  for (const Step& s : p.steps) {
+    ASSERT_EQ(b.run_step(s).kind, ErrorKind::kNone) << print_step(p, s);
+    Observation o;
+    b.observe(&o);
+    EXPECT_EQ(b.take_refusal(), "");
+    EXPECT_EQ(b.take_unsafe_finding(), "") << print_step(p, s);
+    if (s.op == OpId::kMemoStats) {
+      EXPECT_TRUE(o.memo_known);
+      seen.push_back(o.fake_memo);
+      EXPECT_EQ(o.meta_memo, MemoStats{}) << "no `meta` step ran";
+    } else if (s.op != OpId::kSweep) {
+      EXPECT_FALSE(o.memo_known) << "memos are observed at memo_stats and sweep only";
+    }
+  }
+  ASSERT_EQ(seen.size(), 3u);
+  // t1, t0 and t1's view base (zeros' result is t0 itself): two tensors
+  // converted, one storage.
+  EXPECT_EQ(seen[0].tensors, 2);
+  EXPECT_EQ(seen[0].storages, 1);
+  EXPECT_EQ(seen[0].pending, 0);
+  // t1 died: its entry went; the storage lives on through t0.
+  EXPECT_EQ(seen[1].tensors, 1);
+  EXPECT_EQ(seen[1].storages, 1);
+  // Every real tensor died and a sweep ran: the memo is empty (F3).
+  EXPECT_EQ(seen[2], MemoStats{});
+}
+
+// A step PyTorch's Python API cannot express is refused with the op table's
+// reason, and the Runner stops comparing there: no divergence, no failure.
+TEST(PytorchBackend, InexpressibleStepIsRefusedNotCompared) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse("t0 = zeros [2] f32\nset_nonresizable t0\nt1 = clone t0\n");
+  RunReport rep = run(p, {backends().pytorch.get(), backends().torch.get()});
+  EXPECT_FALSE(rep.diverged);
+  EXPECT_NE(rep.refusal.find("step 2 (set_nonresizable t0): pytorch refused: no PyTorch Python "
+                             "API makes an existing storage non-resizable"),
+            std::string::npos)
+      << rep.refusal;
+  EXPECT_EQ(rep.steps_run, 2);
+}
+
+// Note [Steps the PyTorch backend refuses] case 3: a clone of an emptied
+// tensor is LibTorch-backend policy (R3), never run on plain PyTorch.
+TEST(PytorchBackend, CloneOfEmptiedTensorIsRefused) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse("t0 = ones [3] f32\nshrink t0\nt1 = clone t0\n");
+  RunReport rep = run(p, {backends().pytorch.get(), backends().torch.get()});
+  EXPECT_FALSE(rep.diverged);
+  EXPECT_NE(rep.refusal.find("step 3 (t1 = clone t0): pytorch refused: case 3"), std::string::npos)
+      << rep.refusal;
+}
+
+// F4: PyTorch 1.13's FakeTensorConverter takes a meta tensor and fails on
+// an assert (AssertionError, kOther) where the reference raises the typed
+// unsupported_fake_tensor.
+TEST(PytorchBackend, FakeOfMetaIsAnAssertionNotATypedError) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse("t0 = zeros [2] f32\nt1 = to_meta t0\nf0 = fake t1\n");
+  Backend& b = *backends().pytorch;
+  b.begin(p, Limits{});
+  ASSERT_EQ(b.run_step(p.steps[0]).kind, ErrorKind::kNone);
+  ASSERT_EQ(b.run_step(p.steps[1]).kind, ErrorKind::kNone);
+  Error e = b.run_step(p.steps[2]);
+  EXPECT_EQ(e.kind, ErrorKind::kOther);
+  EXPECT_NE(e.message.find("AssertionError"), std::string::npos) << e.message;
+}
+
+// F3 on PyTorch 1.13 itself: dropping a converted view, its base and its
+// fake, then a sweep, leaves an empty memo and nothing alive (no finding). With the
+// planted strong reference (Fault::kMemoStrongRef) the same program is a
+// memo_leak finding that names the kept real tensor.
+TEST(PytorchBackend, MemoLeakCheckIsCleanAndCatchesAPlantedStrongReference) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse("t0 = zeros [2] f32\nt1 = narrow t0 0 0 1\nf0 = fake t1\ndrop f0\n"
+                    "drop t1\ndrop t0\nsweep\nmemo_stats\n");
+  RunReport clean = run(p, {backends().pytorch.get()});
+  EXPECT_FALSE(clean.diverged) << clean.divergence.to_string(p);
+  EXPECT_EQ(clean.last.at(0).fake_memo, MemoStats{});
+#ifdef STORCHECK_FAULT_INJECTION
+  ASSERT_TRUE(set_active_fault(Fault::kMemoStrongRef));
+  RunReport leak = run(p, {backends().pytorch.get()});
+  set_active_fault(Fault::kNone);
+  ASSERT_TRUE(leak.diverged);
+  EXPECT_EQ(leak.divergence.step, 7);  // the sweep, which observes the memos too
+  EXPECT_EQ(leak.divergence.mismatch.field, "memo_leak");
+  EXPECT_NE(leak.divergence.mismatch.b.find("1 converted real tensors alive with no variable"),
+            std::string::npos)
+      << leak.divergence.mismatch.b;
+#endif
+}
+
+// The property path (reference vs PyTorch, as pytorch.fake_matches_reference
+// runs it) explains that divergence with its known-divergence entry.
+TEST(PytorchBackend, FakeOfMetaMatchesItsKnownDivergence) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse("t0 = zeros [2] f32\nt1 = to_meta t0\nf0 = fake t1\n");
+  RunReport rep = run(p, {backends().reference.get(), backends().pytorch.get()});
+  ASSERT_TRUE(rep.diverged);
+  EXPECT_EQ(rep.divergence.step, 3);
+  EXPECT_EQ(rep.divergence.mismatch.field, "error");
+  const KnownDivergence* k = match_known_divergence(
+      "fake", rep.divergence.mismatch.field, rep.divergence.mismatch.a, rep.divergence.mismatch.b,
+      pytorch_version());
+  ASSERT_NE(k, nullptr) << rep.divergence.to_string(p);
+  EXPECT_EQ(k->id, "pytorch-fake-meta-device-assert-1.13");
+}
+
+// A finding, not a known divergence: PyTorch 1.13's MetaConverter gives an
+// emptied tensor (R2) a fake storage sized to the tensor's extent (set_
+// grows the 0-byte meta storage), where F2 wants a 0-byte fake storage.
+TEST(PytorchBackend, EmptiedStorageGetsANonZeroFakeStorage) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse("t0 = ones [3] f32\nshrink t0\nf0 = fake t0\n");
+  RunReport rep = run(p, {backends().reference.get(), backends().pytorch.get()});
+  ASSERT_TRUE(rep.diverged);
+  EXPECT_EQ(rep.divergence.to_string(p),
+            "step 3 (f0 = fake t0): storage_nbytes of f0: reference 0 vs pytorch 12");
+  EXPECT_EQ(match_known_divergence("fake", "storage_nbytes", rep.divergence.mismatch.a,
+                                   rep.divergence.mismatch.b, pytorch_version()),
+            nullptr);
+}
+
+}  // namespace
+}  // namespace storcheck
