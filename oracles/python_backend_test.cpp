@@ -308,9 +308,9 @@ TEST(PytorchBackend, FakeOfCsrIsTheKnownCompressedDivergence) {
   EXPECT_EQ(rep.divergence.mismatch.field, "error");
   EXPECT_NE(rep.divergence.mismatch.b.find("unsupported_fake_tensor"), std::string::npos)
       << rep.divergence.to_string(p);
-  const KnownDivergence* k = match_known_divergence(
-      "fake", rep.divergence.mismatch.field, rep.divergence.mismatch.a, rep.divergence.mismatch.b,
-      pytorch_version());
+  const KnownDivergence* k =
+      match_known_divergence("fake", rep.divergence.mismatch.field, rep.divergence.mismatch.a,
+                             rep.divergence.mismatch.b, pytorch_version());
   ASSERT_NE(k, nullptr) << rep.divergence.to_string(p);
   EXPECT_EQ(k->id, "pytorch-meta-sparse-compressed-1.13");
 }
@@ -323,7 +323,8 @@ TEST(PytorchBackend, MetaOfCooIsTheKnownNnzDivergence) {
   Program p = parse("t0 = arange [2,3] f32\nt1 = to_sparse_coo t0 2\nm0 = meta t1\n");
   RunReport rep = run(p, {backends().reference.get(), backends().pytorch.get()});
   ASSERT_TRUE(rep.diverged);
-  EXPECT_EQ(rep.divergence.to_string(p), "step 3 (m0 = meta t1): nnz of m0: reference 5 vs pytorch 0");
+  EXPECT_EQ(rep.divergence.to_string(p),
+            "step 3 (m0 = meta t1): nnz of m0: reference 5 vs pytorch 0");
   const KnownDivergence* k = match_known_divergence("meta", "nnz", rep.divergence.mismatch.a,
                                                     rep.divergence.mismatch.b, pytorch_version());
   ASSERT_NE(k, nullptr);
