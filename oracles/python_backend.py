@@ -1,7 +1,7 @@
 # The Python half of storcheck's PyTorch backend (oracles/python_backend.h).
 # python_backend.cpp embeds this file's text (CMake turns it into a C++
 # string), after the emitted scripts' prelude and helpers (oracles/spelling.h),
-# and calls three functions: sc_begin, sc_step, sc_observe.
+# and calls four functions: sc_begin, sc_layouts, sc_step, sc_observe.
 #
 # Invariant: each step either runs through PyTorch's own API (the op table's
 # python spelling, or PyTorch 1.13's FakeTensorMode / FakeTensorConverter /
