@@ -296,6 +296,23 @@ TEST(PytorchBackend, FakeOfCooKeepsDimsSplitWithNnzZero) {
   EXPECT_EQ(o.vars.at(3).identity_class, 2);  // F2
 }
 
+// Case 6 of Note [Steps the PyTorch backend refuses]: after a write through
+// indices() leaves indices out of range, to_dense would index memory with
+// them unchecked; PyTorch refuses it before it runs (the LibTorch backend
+// reports S8), and neither backend reads the sparse variable's values.
+TEST(PytorchBackend, ToDenseAfterIndicesWriteIsRefused) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse(
+      "t0 = arange [2,3] f32\nt1 = to_sparse_coo t0 2\nt2 = indices t1\n"
+      "fill_ t2 9\nt3 = to_dense t1\n");
+  RunReport rep = run(p, {backends().pytorch.get(), backends().torch.get()});
+  EXPECT_FALSE(rep.diverged) << rep.divergence.to_string(p);
+  EXPECT_NE(rep.refusal.find("step 5 (t3 = to_dense t1): pytorch refused: case 6"),
+            std::string::npos)
+      << rep.refusal;
+  EXPECT_EQ(rep.steps_run, 5);  // the refused step counts
+}
+
 // PyTorch 1.13 converts no compressed sparse tensor: the fake of a CSR
 // variable raises UnsupportedFakeTensorException where the reference converts
 // it (F4); the property path explains it with its known divergence.
