@@ -2058,7 +2058,13 @@ class SparseBuilder {
 
 Program build(const std::vector<StepChoice>& choices, const GenConfig& cfg,
               std::vector<StepTrace>* trace, bool chain) {
-  if (cfg.sparse_focus && !chain && cfg.ops.test(static_cast<int>(OpId::kToSparseCoo))) {
+  // A mixed config (GenConfig::sparse_per_mille) draws the builder from the
+  // first record's seed, so that a record list always rebuilds one program.
+  const bool mixed_sparse =
+      !choices.empty() && static_cast<uint64_t>(choices[0].seed) % 1000 <
+                              static_cast<uint64_t>(std::max(cfg.sparse_per_mille, 0));
+  if (!chain &&
+      (mixed_sparse || (cfg.sparse_focus && cfg.ops.test(static_cast<int>(OpId::kToSparseCoo))))) {
     SparseBuilder b(cfg);  // Note [Sparse programs]
     int n = std::min(std::max<int>(cfg.min_steps, static_cast<int>(choices.size())),
                      std::max(cfg.max_steps, 0));

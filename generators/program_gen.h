@@ -83,6 +83,11 @@ struct GenConfig {
   /// fake/meta/to_meta, drops and sweeps; only when `ops` holds
   /// to_sparse_coo. Overrides the other focuses.
   bool sparse_focus = false;
+  /// Without sparse_focus: the share (0..1000) of programs drawn as under
+  /// sparse_focus, the others as the rest of the config says (a mixed
+  /// config); the first record's `seed` picks. The sparse programs take
+  /// their ops from Note [Sparse programs], whatever `ops` holds.
+  int sparse_per_mille = 0;
 };
 
 /// All ops, 16-step programs, draws weighted toward shrink/restore (group R) scenarios.

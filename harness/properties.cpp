@@ -59,25 +59,41 @@ GenConfig aliasing_config() {
 /// `c` without the ops PyTorch's Python API cannot express (`!` and `*`
 /// spellings in ops.def, but for the conversions the PyTorch backend runs
 /// through PyTorch's converters): the pytorch.* properties would only see
-/// them refused (Note [Step outcome rules] rule 5).
+/// them refused (Note [Step outcome rules] rule 5). The sparse ops are all
+/// expressible (the PyTorch backend runs and observes them).
 GenConfig expressible_in_python(GenConfig c) {
   for (const OpInfo& info : op_table()) {
     const bool converter = info.category == OpCategory::kConvert;
     if (!info.python.empty() && (info.python[0] == '!' || info.python[0] == '*') && !converter)
       c.ops.reset(static_cast<int>(info.id));
-    // The PyTorch backend refuses sparse steps (it observes no sparse layout yet).
-    if (info.category == OpCategory::kSparse) c.ops.reset(static_cast<int>(info.id));
   }
   return c;
 }
 
+// Note [Sparse programs in the pytorch properties]
+// The strided configs (views, fake) hold no sparse op, and sparse_config()
+// draws only sparse programs, so the three pytorch.* properties take a mixed
+// config: a fifth of their programs are sparse_config()'s (Note [Sparse
+// programs] in program_gen.cpp: every layout, accessors, writes through
+// them, to_dense, coalesce, fake/meta/to_meta), the rest what they drew
+// before. Each property keeps its strided coverage, and no separate sparse
+// property adds the embedded interpreter's cost to the gate again.
+constexpr int kPytorchSparsePerMille = 200;
+
+/// `c` with sparse programs mixed in (Note [Sparse programs in the pytorch properties]).
+GenConfig with_sparse_programs(GenConfig c) {
+  c.sparse_per_mille = kPytorchSparsePerMille;
+  return c;
+}
+
 /// Eager programs for PyTorch vs LibTorch: every expressible op but the
-/// conversions (the fake properties cover those).
+/// conversions (the fake properties cover those), and sparse programs,
+/// whose few fake/meta steps both backends run through their converters.
 GenConfig pytorch_eager_config() {
   GenConfig c = expressible_in_python(views_config());
   for (const OpInfo& info : op_table())
     if (info.category == OpCategory::kConvert) c.ops.reset(static_cast<int>(info.id));
-  return c;
+  return with_sparse_programs(c);
 }
 
 /// Fake-focused programs with many deliberately invalid steps (conversions
@@ -213,13 +229,15 @@ const std::vector<Property>& properties() {
        "PyTorch 1.13's FakeTensorMode, FakeTensorConverter and MetaConverter agree with the "
        "reference's conversions: metadata, identity, shared fake storages, 0-byte storages, "
        "errors, memo sizes at memo_stats (F1-F5)",
-       PropertyKind::kDifferential, false, expressible_in_python(fake_config()),
-       Invariant::kCloneGivesZeros, Versus::kReferenceVsPytorch},
+       PropertyKind::kDifferential, false,
+       with_sparse_programs(expressible_in_python(fake_config())), Invariant::kCloneGivesZeros,
+       Versus::kReferenceVsPytorch},
       {"pytorch.memo_weak_no_leak",
        "after gc.collect(), PyTorch's converter memos hold no entry of a dead real tensor, and "
        "no converted real tensor or fake tensor outlives every variable holding it (F3)",
-       PropertyKind::kDifferential, false, expressible_in_python(fake_config()),
-       Invariant::kCloneGivesZeros, Versus::kPytorchAlone},
+       PropertyKind::kDifferential, false,
+       with_sparse_programs(expressible_in_python(fake_config())), Invariant::kCloneGivesZeros,
+       Versus::kPytorchAlone},
   };
   return kProps;
 }

@@ -115,6 +115,26 @@ const std::vector<KnownDivergence>& known_divergences() {
        "reference's lazy clone starts at 0, C1) and cannot set a real storage on a fake or "
        "meta tensor",
        ""},
+      {"pytorch-meta-sparse-coo-nnz-0-1.13", "1.13", "meta", "nnz",
+       "PyTorch 1.13's MetaConverter converts a sparse COO tensor to a new meta one with the "
+       "same sizes, sparse_dim, dense_dim and coalesced flag but nnz 0 (meta_utils.py: "
+       "sparse_resize_and_clear_); SEMANTICS F4 allows that in PyTorch's converter, and the "
+       "reference's `meta` (and the LibTorch backend's) is the faithful mode that keeps nnz "
+       "(their `fake` gives nnz 0 and agrees)",
+       ""},
+      {"pytorch-meta-sparse-compressed-1.13", "1.13", "meta,fake,to_meta", "error",
+       "PyTorch 1.13 converts no compressed sparse tensor (CSR, CSC, BSR, BSC): "
+       "FakeTensorMode.from_tensor raises UnsupportedFakeTensorException ('meta converter "
+       "nyi'), MetaConverter returns the input unconverted, and to('meta') raises "
+       "'Unsupported device type for SparseCsr layout: meta'; SEMANTICS F4 converts them with "
+       "their dense_dim, blocksize and index dtype, and F8's to_meta clones them, as the "
+       "reference does. A part of one (values(), crow_indices(), ...: views of the compressed "
+       "base) fails the same way, untyped: the MetaConverter converts the view's base first "
+       "and raises NotImplementedError ('Cannot access storage of SparseCsrTensorImpl') "
+       "where F4 wants the typed error for a view of a sparse base. The PyTorch backend labels "
+       "these errors (sc_labelled in "
+       "python_backend.py) so that this entry matches them alone",
+       "PyTorch 1.13 has no meta torch.sparse_"},
       {"pytorch-from-blob-numpy-empty", "*", "from_blob", "data_null",
        "the PyTorch spelling of from_blob wraps a numpy array (torch.from_numpy): numpy "
        "allocates a non-null data pointer even for 0 elements, where the reference and "

@@ -6,10 +6,12 @@
 #include "oracles/python_backend.h"
 
 #include <algorithm>
+#include <array>
 #include <mutex>
 #include <string_view>
 
 #include "impl/fault.h"
+#include "oracles/layout_policy.h"
 #include "oracles/spelling.h"
 #include "oracles/torch_errors.h"
 
@@ -120,6 +122,7 @@ const char* category_name(OpCategory c) {
     case OpCategory::kStorage: return "storage";
     case OpCategory::kConvert: return "convert";
     case OpCategory::kLifetime: return "lifetime";
+    case OpCategory::kSparse: return "sparse";
   }
   return "?";
 }
@@ -194,6 +197,8 @@ Error classify_python_error(const std::string& type, const std::string& message)
   return e;
 }
 
+int64_t as_i64(PyObject* o) { return static_cast<int64_t>(PyLong_AsLongLong(o)); }
+
 class PythonBackend final : public Backend {
  public:
   explicit PythonBackend(PyObject* globals) : globals_(globals) {}
@@ -238,10 +243,6 @@ class PythonBackend final : public Backend {
                                       "which this backend does not read";
       return Error{};
     }
-    if (info.category == OpCategory::kSparse) {
-      refusal_ = "sparse variables: this backend does not observe sparse layouts yet";
-      return Error{};
-    }
     if (negative_sizes(step)) {
       refusal_ = "case 5: a negative size or result index, which storcheck's LibTorch backend "
                  "rejects and LibTorch or Python may accept";
@@ -260,6 +261,20 @@ class PythonBackend final : public Backend {
     for (int a = 0, k = 0; a < step.nargs; ++a)
       if (step.args[a].kind == ArgKind::kVar)
         PyTuple_SET_ITEM(ins.get(), k++, PyUnicode_FromString(var_name(step.args[a].var).c_str()));
+    // Note [Layout policy] (oracles/layout_policy.cpp): the same refusal as every backend's,
+    // before PyTorch sees the step.
+    if (n_in > 0) {
+      Ref lay(call("sc_layouts", Py_BuildValue("(O)", ins.get())));
+      SC_ASSERT(lay, "pytorch backend: sc_layouts failed: " + python_error());
+      std::array<OperandLayout, kMaxArgs> layouts{};
+      for (int a = 0, k = 0; a < step.nargs; ++a) {
+        if (step.args[a].kind != ArgKind::kVar) continue;
+        PyObject* l = PyTuple_GetItem(lay.get(), k++);
+        layouts[static_cast<size_t>(a)] = {static_cast<Layout>(as_i64(PyTuple_GetItem(l, 0))),
+                                           PyTuple_GetItem(l, 1) == Py_True};
+      }
+      if (Error e = check_layouts(step, layouts); e.kind != ErrorKind::kNone) return e;
+    }
     Ref out(step.out != kNoVar ? PyUnicode_FromString(var_name(step.out).c_str())
                                : (Py_INCREF(Py_None), Py_None));
     int64_t out_item = step.op == OpId::kTo ? itemsize(to_dtype(step.args[1].dtype)) : 0;
@@ -300,12 +315,42 @@ class PythonBackend final : public Backend {
   std::string refusal_, leak_;
 };
 
-int64_t as_i64(PyObject* o) { return static_cast<int64_t>(PyLong_AsLongLong(o)); }
-
 void fill_memo(PyObject* t, MemoStats* m) {
   m->tensors = as_i64(PyTuple_GetItem(t, 0));
   m->storages = as_i64(PyTuple_GetItem(t, 1));
   m->pending = as_i64(PyTuple_GetItem(t, 2));
+  m->sparse = as_i64(PyTuple_GetItem(t, 3));  // sparse entries: MemoStats::sparse
+}
+
+// Note [Observing a sparse variable] (oracles/observation.h), from sc_observe's tuple `t`
+// and sc_sparse_obs's metadata `m` (python_backend.py).
+void observe_sparse(PyObject* t, PyObject* m, bool refresh, VarObs* o) {
+  PyObject* sizes = PyTuple_GetItem(t, 0);
+  const int rank = static_cast<int>(PyTuple_Size(sizes));
+  SC_ASSERT(rank <= kMaxDims, "pytorch backend: a sparse rank past kMaxDims");
+  std::array<int64_t, kMaxDims> s{};
+  for (int d = 0; d < rank; ++d) s[static_cast<size_t>(d)] = as_i64(PyTuple_GetItem(sizes, d));
+  observe_sparse_storage_none(o, rank, s.data(), static_cast<DType>(as_i64(PyTuple_GetItem(t, 3))));
+  const int64_t kind = as_i64(PyTuple_GetItem(t, 4));
+  o->fake = kind == 2;
+  o->device = kind == 1 ? Device::kMeta : Device::kCpu;  // F1: a fake reports its fake device
+  o->identity_class = static_cast<int32_t>(as_i64(PyTuple_GetItem(t, 8)));
+  o->layout = static_cast<Layout>(as_i64(PyTuple_GetItem(m, 0)));
+  o->sparse_dim = as_i64(PyTuple_GetItem(m, 1));
+  o->dense_dim = as_i64(PyTuple_GetItem(m, 2));
+  o->nnz = as_i64(PyTuple_GetItem(m, 3));
+  o->coalesced = PyTuple_GetItem(m, 4) == Py_True;
+  PyObject* block = PyTuple_GetItem(m, 5);
+  o->blocksize = {as_i64(PyTuple_GetItem(block, 0)), as_i64(PyTuple_GetItem(block, 1))};
+  o->index_dtype = static_cast<DType>(as_i64(PyTuple_GetItem(m, 6)));
+  if (!refresh) return;
+  PyObject* values = PyTuple_GetItem(t, 10);
+  o->values_known = values != Py_None;
+  o->values.clear();
+  if (o->values_known) {
+    const auto* bytes = reinterpret_cast<const uint8_t*>(PyBytes_AsString(values));
+    o->values.assign(bytes, bytes + PyBytes_Size(values));
+  }
 }
 
 void PythonBackend::observe(Observation* obs, const ObserveScope& scope) {
@@ -334,6 +379,11 @@ void PythonBackend::observe(Observation* obs, const ObserveScope& scope) {
     }
     PyObject* sizes = PyTuple_GetItem(t, 0);
     PyObject* strides = PyTuple_GetItem(t, 1);
+    PyObject* sparse = PyTuple_GetItem(t, 11);
+    if (sparse != Py_None) {
+      observe_sparse(t, sparse, refresh, &o);
+      continue;
+    }
     o.rank = static_cast<int>(PyTuple_Size(sizes));
     SC_ASSERT(o.rank <= kMaxDims, "pytorch backend: a result rank past kMaxDims");
     o.sizes = {};

@@ -18,11 +18,14 @@
 // It observes what the LibTorch backend observes, read in one Python call
 // per step: sizes, strides, offset, dtype, device (fake tensors report their
 // fake device, F1), storage nbytes, data_null, alias and identity classes,
-// version counters and element values. After `memo_stats` and `sweep` it
-// also reports the FakeTensorConverter's and the MetaConverter's memos
-// (Observation::memo_known: tensor entries, storage entries, storages
-// pending a sweep), and a finding (take_unsafe_finding, field "memo_leak")
-// when, after gc.collect(), a memo holds an entry of a dead real tensor, or
+// version counters and element values; a sparse variable by its F4 metadata
+// and to_dense() values (Note [Observing a sparse variable]), after the
+// shared layout policy (oracles/layout_policy.h) has refused the layouts a
+// step does not take. After `memo_stats` and `sweep` it also reports the
+// FakeTensorConverter's and the MetaConverter's memos (Observation::memo_known:
+// tensor entries, storage entries, storages pending a sweep, sparse tensor
+// entries), and a finding (take_unsafe_finding, field "memo_leak") when,
+// after gc.collect(), a memo holds an entry of a dead real tensor, or
 // a converted real tensor lives on with no variable (or a variable's view
 // base) holding it, or a fake or meta tensor lives on after its real tensor
 // died with no variable holding it (F3).

@@ -1,7 +1,7 @@
 # The Python half of storcheck's PyTorch backend (oracles/python_backend.h).
 # python_backend.cpp embeds this file's text (CMake turns it into a C++
 # string), after the emitted scripts' prelude and helpers (oracles/spelling.h),
-# and calls three functions: sc_begin, sc_step, sc_observe.
+# and calls four functions: sc_begin, sc_layouts, sc_step, sc_observe.
 #
 # Invariant: each step either runs through PyTorch's own API (the op table's
 # python spelling, or PyTorch 1.13's FakeTensorMode / FakeTensorConverter /
@@ -15,6 +15,10 @@ from torch._subclasses.meta_utils import MetaConverter
 
 SC_DTYPES = [torch.float32, torch.float64, torch.int32, torch.int64, torch.uint8, torch.bool]
 SC_DTYPE_INDEX = {d: k for k, d in enumerate(SC_DTYPES)}
+SC_LAYOUTS = [torch.strided, torch.sparse_coo, torch.sparse_csr, torch.sparse_csc, torch.sparse_bsr,
+              torch.sparse_bsc]  # oracles/observation.h Layout
+SC_LAYOUT_INDEX = {l: k for k, l in enumerate(SC_LAYOUTS)}
+SC_COMPRESSED = {torch.sparse_csr, torch.sparse_csc, torch.sparse_bsr, torch.sparse_bsc}
 SC_MAX_DIMS = 16  # oracles/observation.h kMaxDims
 lazy_clone.noted = True  # the emitted scripts' note on stdout is not for a backend
 
@@ -60,8 +64,40 @@ def sc_is_meta(t):
     return t.is_meta or isinstance(t, FakeTensor)
 
 
-def sc_undersized(t):  # needs more bytes than its storage holds (R2, R7)
+def sc_is_sparse(t):
+    return t.layout != torch.strided
+
+
+def sc_parts(t):  # a sparse tensor's parts: COO indices, values; compressed, plain indices, values
+    if t.layout == torch.sparse_coo:
+        return [t._indices(), t._values()]
+    if t.layout in (torch.sparse_csr, torch.sparse_bsr):
+        return [t.crow_indices(), t.col_indices(), t.values()]
+    return [t.ccol_indices(), t.row_indices(), t.values()]
+
+
+def sc_undersized(t):  # needs more bytes than its storage holds (R2, R7); sparse: a part does
+    if sc_is_sparse(t):
+        return any(sc_undersized(p) for p in sc_parts(t))
     return not sc_is_meta(t) and extent(t) * t.element_size() > storage(t).nbytes()
+
+
+def sc_indices_invalid(t):
+    """Note [Sparse indices written through an accessor] (torch_backend.cpp): PyTorch's own
+    construction checks, re-run on the parts of a real sparse tensor."""
+    try:
+        if t.layout == torch.sparse_coo:
+            torch._validate_sparse_coo_tensor_args(t._indices(), t._values(), t.shape)
+        else:
+            torch._validate_sparse_compressed_tensor_args(*sc_parts(t), t.shape, t.layout)
+    except Exception:  # noqa: BLE001 - any failed check means invalid indices
+        return True
+    return False
+
+
+def sc_layouts(ins):
+    """Per input variable: (layout index, meta or fake), for check_layouts (oracles/layout_policy.h)."""
+    return tuple((SC_LAYOUT_INDEX[t.layout], sc_is_meta(t)) for t in (RUN.v[n] for n in ins))
 
 
 def sc_overlapping(t):  # two indices may reach one element
@@ -92,18 +128,30 @@ def sc_overlapping(t):  # two indices may reach one element
 # 4) add_, mul_ or copy_ into an overlapping tensor, or copy_ within one
 #    storage;
 # 5) negative sizes, and negative result indices of split, chunk and unbind
-#    (checked in C++: negative_sizes() in python_backend.cpp).
+#    (checked in C++: negative_sizes() in python_backend.cpp);
+# 6) to_dense, or coalesce of an uncoalesced tensor, when a part is
+#    undersized or the indices fail PyTorch's construction checks (a write
+#    through an accessor: Note [Sparse indices written through an accessor]
+#    in torch_backend.cpp). The accessors read nothing: no refusal.
+# Layouts an op does not take are refused by the shared policy before this
+# (check_layouts in C++, oracles/layout_policy.h), as on every backend.
 # Steps on meta and fake tensors read and allocate nothing: no refusal.
 SC_ALLOCATING = {"factory", "compute"}
 SC_MAY_COPY = {"reshape", "flatten"}  # views that copy when the strides do not allow a view
 SC_RESHAPING = {"reshape", "flatten", "contiguous", "clone", "clone_preserve_strides", "to", "add", "mul",
-                "sum", "lazy_clone"}
+                "sum", "lazy_clone", "to_dense"}
+SC_SPARSE_ACCESSORS = {"indices", "values", "crow_indices", "col_indices", "ccol_indices", "row_indices"}
 
 
 def sc_refusal(op, cat, ts, alloc, out_itemsize):
     if any(sc_is_meta(t) for t in ts):
         return None
-    if cat not in ("lifetime", "convert") and op not in ("shrink", "resize_storage"):
+    if op in ("to_dense", "coalesce") and not (op == "coalesce" and ts[0].is_coalesced()):
+        if sc_undersized(ts[0]) or sc_indices_invalid(ts[0]):
+            return ("case 6: a sparse input's part is undersized or its indices are no longer "
+                    "valid; storcheck's LibTorch backend refuses the step (S8)")
+    elif cat not in ("lifetime", "convert") and op not in ("shrink", "resize_storage", "coalesce") \
+            and op not in SC_SPARSE_ACCESSORS:
         if (cat != "view" or op in SC_MAY_COPY) and any(sc_undersized(t) for t in ts):
             return ("case 3: an input needs more bytes than its storage holds (emptied, R2, or "
                     "undersized, R7); storcheck's LibTorch backend restores it (R3) or refuses "
@@ -143,6 +191,20 @@ def sc_convert(op, R, ts):
     raise AssertionError("sc_convert: not a conversion: " + op)
 
 
+def sc_labelled(op, ts, message):
+    """A failed conversion of a compressed sparse tensor, or of a part of one (an accessor's
+    result, a view whose base the MetaConverter converts first), says so, for the known
+    divergence pytorch-meta-sparse-compressed-1.13 (oracles/known_divergences.cpp) to match
+    it alone."""
+    if op in ("meta", "fake", "to_meta") and ts:
+        if ts[0].layout in SC_COMPRESSED:
+            return f"PyTorch 1.13 has no meta {ts[0].layout} tensor: {message}"
+        base = ts[0]._base
+        if op != "to_meta" and base is not None and base.layout in SC_COMPRESSED:
+            return f"PyTorch 1.13 has no meta {base.layout} tensor (the base of this part): {message}"
+    return message
+
+
 def sc_step(op, cat, code, out, ins, alloc, out_itemsize):
     """Runs one step. Returns None, ("refused", reason) or ("error", type, message)."""
     R = RUN
@@ -167,16 +229,17 @@ def sc_step(op, cat, code, out, ins, alloc, out_itemsize):
             exec(SC_CODE.get(code) or SC_CODE.setdefault(code, compile(code, "<step>", "exec")),
                  globals(), R.v)
     except UnsupportedFakeTensorException as e:
-        return ("error", "UnsupportedFakeTensorException", str(getattr(e, "reason", e)))
+        return ("error", "UnsupportedFakeTensorException", sc_labelled(op, ts, str(getattr(e, "reason", e))))
     except Exception as e:  # noqa: BLE001 - every failure is an observation
-        return ("error", type(e).__name__, str(e).split("\n")[0][:500])
+        return ("error", type(e).__name__, sc_labelled(op, ts, str(e).split("\n")[0][:500]))
     if not any(sc_is_meta(t) for t in ts):
         R.total += est  # over-counts views: refusal only comes earlier (case 1)
     return None
 
 
-def sc_memo(mc):
-    return (len(mc.tensor_memo), len(mc.storage_memo), len(mc.maybe_storages_to_delete))
+def sc_memo(mc):  # (tensors, storages, pending, sparse): impl/fake.h MemoStats
+    sparse = sum(1 for k in mc.tensor_memo if k.ten() is not None and sc_is_sparse(k.ten()))
+    return (len(mc.tensor_memo) - sparse, len(mc.storage_memo), len(mc.maybe_storages_to_delete), sparse)
 
 
 def sc_leaks(R):
@@ -204,9 +267,35 @@ def sc_leaks(R):
     return "; ".join(problems)
 
 
+def sc_sparse_obs(t):
+    """F4 metadata: (layout, sparse_dim, dense_dim, nnz, coalesced, blocksize, index dtype)."""
+    parts = sc_parts(t)
+    blocksize = (1, 1)
+    if t.layout in (torch.sparse_bsr, torch.sparse_bsc):
+        batch = t.dim() - 2 - t.dense_dim()
+        blocksize = (parts[-1].shape[batch + 1], parts[-1].shape[batch + 2])
+    return (SC_LAYOUT_INDEX[t.layout], t.sparse_dim(), t.dense_dim(), t._nnz(),
+            t.layout == torch.sparse_coo and t.is_coalesced(), blocksize, SC_DTYPE_INDEX[parts[0].dtype])
+
+
+def sc_sparse_values(t):
+    """The bytes of to_dense() of a real sparse tensor, or None where the LibTorch backend reads
+    none: a part undersized (S8), invalid indices, a dense form past one tensor's limit, or no
+    to_dense (PyTorch 1.13 has none for hybrid compressed tensors)."""
+    if sc_is_meta(t) or sc_undersized(t) or sc_indices_invalid(t) \
+            or t.numel() * t.element_size() > RUN.max_tensor:
+        return None
+    try:
+        return t.to_dense().contiguous().numpy().tobytes() if t.numel() else b""
+    except Exception:  # noqa: BLE001
+        return None
+
+
 def sc_observe(all_values, fresh):
     """Per variable: None, or (sizes, strides, offset, dtype, kind, nbytes, data_null, alias,
-    identity, version, values bytes or None); kind 0 cpu, 1 meta, 2 fake. Then the memos
+    identity, version, values bytes or None, sparse metadata or None); kind 0 cpu, 1 meta,
+    2 fake; a sparse variable gives sc_sparse_obs's metadata and no storage (None for the
+    strided fields). Then the memos
     ((tensors, storages, pending) of fake, of meta) after memo_stats and sweep, else None,
     and the F3 leak report ("" when clean)."""
     R = RUN
@@ -217,6 +306,12 @@ def sc_observe(all_values, fresh):
             out.append(None)
             continue
         fake = isinstance(t, FakeTensor)
+        if sc_is_sparse(t):  # Note [Observing a sparse variable] (oracles/observation.h)
+            ident = objects.setdefault(id(t), k)
+            values = sc_sparse_values(t) if all_values or k == fresh else None
+            out.append((tuple(t.shape), None, 0, SC_DTYPE_INDEX[t.dtype], 2 if fake else 1 if t.is_meta else 0,
+                        -1, False, -1, ident, None, values, sc_sparse_obs(t)))
+            continue
         s = storage(t)
         alias = storages.setdefault(s._cdata, k)
         ident = objects.setdefault(id(t), k)
@@ -236,7 +331,7 @@ def sc_observe(all_values, fresh):
         version = None if sc_is_meta(t) else t._version
         out.append((tuple(t.shape), tuple(t.stride()), t.storage_offset(), SC_DTYPE_INDEX[t.dtype],
                     2 if fake else 1 if t.is_meta else 0, nbytes, s.data_ptr() == 0, alias, ident,
-                    version, values))
+                    version, values, None))
     memo, leaks = None, ""
     if R.memo_step:
         memo = (sc_memo(R.mode.fake_tensor_converter.meta_converter), sc_memo(R.meta))

@@ -5,6 +5,7 @@
 // the reason CMake or the import gave, when the backend is absent.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <string>
 
 #include "harness/properties.h"
@@ -230,6 +231,122 @@ TEST(PytorchBackend, EmptiedStorageGetsANonZeroFakeStorage) {
   EXPECT_EQ(rep.divergence.to_string(p),
             "step 3 (f0 = fake t0): storage_nbytes of f0: reference 0 vs pytorch 12");
   EXPECT_EQ(match_known_divergence("fake", "storage_nbytes", rep.divergence.mismatch.a,
+                                   rep.divergence.mismatch.b, pytorch_version()),
+            nullptr);
+}
+
+// Note [Observing a sparse variable]: a sparse program (every layout,
+// accessors, a write through values(), to_dense, coalesce, sparse_coo_tensor
+// and a fake of a COO variable) runs to its end with the LibTorch backend's
+// observations after every step; the PyTorch backend's own fields are the
+// F4 metadata with no storage.
+TEST(PytorchBackend, SparseProgramObservesLikeLibTorch) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse(
+      "t0 = arange [3,4] f32\nt1 = to_sparse_coo t0 1\nt2 = values t1\nadd_ t2 1\n"
+      "t3 = to_dense t1\nt4 = to_sparse_csr t0\nt5 = crow_indices t4\nt6 = to_sparse_bsc t0 [1,2]\n"
+      "t7 = row_indices t6\nt8 = coalesce t1\nt9 = indices t1\nt10 = arange [1,3] i64\n"
+      "t11 = ones [3,2] f32\nt12 = sparse_coo_tensor t10 t11 [3,2]\nt13 = to_dense t12\n"
+      "t14 = to_sparse_csc t0\nt15 = values t14\nf0 = fake t1\ndrop t1\n");
+  RunReport rep = run(p, {backends().pytorch.get(), backends().torch.get()});
+  EXPECT_FALSE(rep.diverged) << rep.divergence.to_string(p);
+  EXPECT_EQ(rep.refusal, "");
+  ASSERT_EQ(rep.steps_run, static_cast<int64_t>(p.steps.size()));
+  const Observation& o = rep.last.at(0);
+  const VarObs& coo = o.vars.at(12);  // t12: sparse_coo_tensor, uncoalesced
+  EXPECT_EQ(coo.layout, Layout::kSparseCoo);
+  EXPECT_EQ(coo.sparse_dim, 1);
+  EXPECT_EQ(coo.dense_dim, 1);
+  EXPECT_EQ(coo.nnz, 3);
+  EXPECT_FALSE(coo.coalesced);
+  EXPECT_EQ(coo.storage_nbytes, -1);
+  EXPECT_EQ(coo.alias_class, -1);
+  EXPECT_FALSE(coo.version_known);
+  EXPECT_TRUE(coo.values_known);
+  EXPECT_EQ(coo.values.size(), 24u);  // to_dense: 3 x 2 f32
+  const VarObs& bsc = o.vars.at(6);
+  EXPECT_EQ(bsc.layout, Layout::kSparseBsc);
+  EXPECT_EQ(bsc.blocksize, (std::array<int64_t, 2>{1, 2}));
+  EXPECT_EQ(bsc.index_dtype, DType::kI64);
+}
+
+// F4 in PyTorch 1.13's own converter: a fake of a COO variable keeps the
+// sizes, the sparse/dense dims split and the coalesced flag, with nnz 0
+// (meta_utils.py), and the same live tensor converts to the same fake (F2).
+TEST(PytorchBackend, FakeOfCooKeepsDimsSplitWithNnzZero) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse("t0 = arange [2,3] f32\nt1 = to_sparse_coo t0 1\nf0 = fake t1\nf1 = fake t1\n");
+  RunReport rep = run(p, {backends().pytorch.get()});
+  ASSERT_EQ(rep.refusal, "");
+  ASSERT_EQ(rep.steps_run, 4);
+  const Observation& o = rep.last.at(0);
+  EXPECT_EQ(o.vars.at(1).nnz, 2);
+  const VarObs& f0 = o.vars.at(2);
+  EXPECT_EQ(f0.layout, Layout::kSparseCoo);
+  EXPECT_TRUE(f0.fake);
+  EXPECT_EQ(f0.device, Device::kCpu);  // F1: the fake device
+  EXPECT_EQ(f0.rank, 2);
+  EXPECT_EQ(f0.sizes[0], 2);
+  EXPECT_EQ(f0.sizes[1], 3);
+  EXPECT_EQ(f0.sparse_dim, 1);
+  EXPECT_EQ(f0.dense_dim, 1);
+  EXPECT_EQ(f0.nnz, 0);
+  EXPECT_TRUE(f0.coalesced);
+  EXPECT_FALSE(f0.values_known);
+  EXPECT_EQ(o.vars.at(3).identity_class, 2);  // F2
+}
+
+// Case 6 of Note [Steps the PyTorch backend refuses]: after a write through
+// indices() leaves indices out of range, to_dense would index memory with
+// them unchecked; PyTorch refuses it before it runs (the LibTorch backend
+// reports S8), and neither backend reads the sparse variable's values.
+TEST(PytorchBackend, ToDenseAfterIndicesWriteIsRefused) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse(
+      "t0 = arange [2,3] f32\nt1 = to_sparse_coo t0 2\nt2 = indices t1\n"
+      "fill_ t2 9\nt3 = to_dense t1\n");
+  RunReport rep = run(p, {backends().pytorch.get(), backends().torch.get()});
+  EXPECT_FALSE(rep.diverged) << rep.divergence.to_string(p);
+  EXPECT_NE(rep.refusal.find("step 5 (t3 = to_dense t1): pytorch refused: case 6"),
+            std::string::npos)
+      << rep.refusal;
+  EXPECT_EQ(rep.steps_run, 5);  // the refused step counts
+}
+
+// PyTorch 1.13 converts no compressed sparse tensor: the fake of a CSR
+// variable raises UnsupportedFakeTensorException where the reference converts
+// it (F4); the property path explains it with its known divergence.
+TEST(PytorchBackend, FakeOfCsrIsTheKnownCompressedDivergence) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse("t0 = arange [2,3] f32\nt1 = to_sparse_csr t0\nf0 = fake t1\n");
+  RunReport rep = run(p, {backends().reference.get(), backends().pytorch.get()});
+  ASSERT_TRUE(rep.diverged);
+  EXPECT_EQ(rep.divergence.step, 3);
+  EXPECT_EQ(rep.divergence.mismatch.field, "error");
+  EXPECT_NE(rep.divergence.mismatch.b.find("unsupported_fake_tensor"), std::string::npos)
+      << rep.divergence.to_string(p);
+  const KnownDivergence* k =
+      match_known_divergence("fake", rep.divergence.mismatch.field, rep.divergence.mismatch.a,
+                             rep.divergence.mismatch.b, pytorch_version());
+  ASSERT_NE(k, nullptr) << rep.divergence.to_string(p);
+  EXPECT_EQ(k->id, "pytorch-meta-sparse-compressed-1.13");
+}
+
+// `meta` of a COO variable: PyTorch's MetaConverter gives nnz 0 where the
+// reference's faithful meta keeps nnz; the known divergence names it, and
+// no other field differs before it.
+TEST(PytorchBackend, MetaOfCooIsTheKnownNnzDivergence) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse("t0 = arange [2,3] f32\nt1 = to_sparse_coo t0 2\nm0 = meta t1\n");
+  RunReport rep = run(p, {backends().reference.get(), backends().pytorch.get()});
+  ASSERT_TRUE(rep.diverged);
+  EXPECT_EQ(rep.divergence.to_string(p),
+            "step 3 (m0 = meta t1): nnz of m0: reference 5 vs pytorch 0");
+  const KnownDivergence* k = match_known_divergence("meta", "nnz", rep.divergence.mismatch.a,
+                                                    rep.divergence.mismatch.b, pytorch_version());
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->id, "pytorch-meta-sparse-coo-nnz-0-1.13");
+  EXPECT_EQ(match_known_divergence("fake", "nnz", rep.divergence.mismatch.a,
                                    rep.divergence.mismatch.b, pytorch_version()),
             nullptr);
 }
