@@ -120,7 +120,8 @@ def sc_overlapping(t):  # two indices may reach one element
 # apply; the Runner then ends the comparison there, as not comparable
 # (Note [Step outcome rules] rule 5 in oracles/runner.h). The cases:
 # 1) an allocation (estimated from the arguments, or numel * itemsize of the
-#    input) beyond Limits, or one that would bring the run past them;
+#    input) beyond Limits, or one that would bring the run past them; a
+#    split, chunk or unbind of more than 65,536 results (meta inputs too);
 # 2) a result rank that could pass kMaxDims;
 # 3) an input that needs more bytes than its storage holds, except for ops
 #    that read no data (views other than reshape and flatten, conversions, drop,
@@ -143,7 +144,29 @@ SC_RESHAPING = {"reshape", "flatten", "contiguous", "clone", "clone_preserve_str
 SC_SPARSE_ACCESSORS = {"indices", "values", "crow_indices", "col_indices", "ccol_indices", "row_indices"}
 
 
-def sc_refusal(op, cat, ts, alloc, out_itemsize):
+SC_MAX_SPLIT_RESULTS = 65536  # impl/ops.h kMaxSplitResults
+
+
+def sc_split_count(op, t, a, b):
+    """The results split(a, dim=b), chunk(a, ...) or unbind(dim=a) would give, as
+    oracles/torch_backend.cpp check_split_count counts them (0 when it cannot say)."""
+    def size_of(dim):
+        r = t.dim()
+        return None if r == 0 or dim < -r or dim >= r else t.shape[dim]
+    if op == "chunk":
+        return a
+    if op == "split":
+        n = size_of(b) if a > 0 else None
+        return 0 if n is None else (1 if n == 0 else (n - 1) // a + 1)
+    n = size_of(a)
+    return n or 0
+
+
+def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0):
+    # Case 1 on meta inputs too: storcheck's limit on a result list (a huge
+    # meta tensor splits into millions of tensors in PyTorch, which has none).
+    if op in ("split", "chunk", "unbind") and ts and sc_split_count(op, ts[0], a, b) > SC_MAX_SPLIT_RESULTS:
+        return "case 1: a split, chunk or unbind past storcheck's limit on results (impl/ops.h)"
     if any(sc_is_meta(t) for t in ts):
         return None
     if op in ("to_dense", "coalesce") and not (op == "coalesce" and ts[0].is_coalesced()):
@@ -205,12 +228,12 @@ def sc_labelled(op, ts, message):
     return message
 
 
-def sc_step(op, cat, code, out, ins, alloc, out_itemsize):
+def sc_step(op, cat, code, out, ins, alloc, out_itemsize, a=0, b=0):
     """Runs one step. Returns None, ("refused", reason) or ("error", type, message)."""
     R = RUN
     R.memo_step = False
     ts = [R.v[n] for n in ins]
-    reason = sc_refusal(op, cat, ts, alloc, out_itemsize)
+    reason = sc_refusal(op, cat, ts, alloc, out_itemsize, a, b)
     if reason:
         return ("refused", reason)
     est = alloc if alloc > 0 else 0
