@@ -342,8 +342,9 @@ struct FakeHook {
   std::shared_ptr<MetaConverter> conv;
   std::shared_ptr<std::set<const Storage*>> seen;
   std::shared_ptr<std::set<const TensorImpl*>> seen_tensors;
-  /// Every real storage the hook converted, held weakly (F3's "alive").
-  std::shared_ptr<std::vector<std::weak_ptr<Storage>>> converted;
+  /// Every real storage the hook converted, held weakly (F3's "alive"); an
+  /// entry whose storage died is replaced when its address comes back.
+  std::shared_ptr<std::map<const Storage*, std::weak_ptr<Storage>>> converted;
 
   bool operator()(const Program& p, size_t k, const Observation&, const Observation& after,
                   std::string* why) {
@@ -352,7 +353,7 @@ struct FakeHook {
       conv = std::make_shared<MetaConverter>();
       seen = std::make_shared<std::set<const Storage*>>();
       seen_tensors = std::make_shared<std::set<const TensorImpl*>>();
-      converted = std::make_shared<std::vector<std::weak_ptr<Storage>>>();
+      converted = std::make_shared<std::map<const Storage*, std::weak_ptr<Storage>>>();
     }
     std::map<int32_t, const Storage*> by_alias;  // alias class -> meta storage
     std::map<const Storage*, int32_t> alias_of;
@@ -368,7 +369,7 @@ struct FakeHook {
         return fail(why, "F4: converting " + name + " raised " + converted.error().message);
       Tensor m = std::move(converted).value();
       if (memo) {
-        this->converted->push_back((*t)->storage);
+        (*this->converted)[(*t)->storage.get()] = (*t)->storage;
         continue;
       }
       const Geometry& g = (*t)->geom;
@@ -420,8 +421,8 @@ struct FakeHook {
     conv->sweep();
     s = conv->stats();
     std::set<const Storage*> alive;
-    for (const std::weak_ptr<Storage>& w : *converted)
-      if (std::shared_ptr<Storage> st = w.lock()) alive.insert(st.get());
+    for (const auto& entry : *converted)
+      if (!entry.second.expired()) alive.insert(entry.first);
     const int64_t held = static_cast<int64_t>(alive.size()) - static_cast<int64_t>(storages.size());
     if (s.storages != static_cast<int64_t>(alive.size()) || s.pending != held)
       return fail(why, "F3: after a sweep the memo holds " + std::to_string(s.storages) +
