@@ -48,8 +48,9 @@ namespace {
 //   Case 1) S9 / limits. Factories compute their bytes with
 //      Geometry::required_bytes (overflow: kStorageSizeOverflow). Every op
 //      that allocates (factories, clone, contiguous and reshape when they
-//      copy, add/mul results, resize_ growth) computes the bytes of its new
-//      storage; an overflow is kStorageSizeOverflow, more than
+//      copy, add/mul results, resize_ growth, to_dense, and each part of a
+//      to_sparse_* or coalesce result, one after another) computes the
+//      bytes of its new storage; an overflow is kStorageSizeOverflow, more than
 //      Limits::max_tensor_bytes, or a run total beyond max_program_bytes, is
 //      kResourceLimit. The total is the sum of the bytes of every successful
 //      allocation of the run (it never decreases; a failed op adds nothing).
@@ -386,6 +387,18 @@ class TorchCpuBackend final : public Backend {
                        std::to_string(limits_.max_program_bytes) + " (already " +
                        std::to_string(total_bytes_) + ")");
     return ok();
+  }
+  /// check_alloc for allocations made one after another in one step.
+  Error check_allocs(std::string_view op, const std::vector<int64_t>& bytes) {
+    const int64_t before = total_bytes_;
+    Error e = ok();
+    for (int64_t b : bytes) {
+      e = check_alloc(op, b);
+      if (e.kind != ErrorKind::kNone) break;
+      total_bytes_ += b;
+    }
+    total_bytes_ = before;
+    return e;
   }
   void commit(int64_t bytes) {
     if (!meta_step_) total_bytes_ += bytes;
@@ -1548,7 +1561,13 @@ Error TorchCpuBackend::run_sparse(const Step& s) {
       else if (s.op == OpId::kToSparseCsc) r = t.to_sparse_csc();
       else if (s.op == OpId::kToSparseBsr) r = t.to_sparse_bsr(to_ref(s.args[1].list));
       else r = t.to_sparse_bsc(to_ref(s.args[1].list));
+      // Case 1) for the parts the reference allocates (their sizes depend on
+      // the data, so LibTorch runs first and a refused result is dropped).
+      std::vector<int64_t> part_bytes;
+      for (const at::Tensor& p : sparse_parts(r)) part_bytes.push_back(p.numel() * p.element_size());
+      if (Error e = check_allocs(op, part_bytes); e.kind != ErrorKind::kNone) return e;
       bind(s, std::move(r));
+      for (int64_t b : part_bytes) commit(b);
       return ok();
     }
     case OpId::kSparseCooTensor:
@@ -1563,15 +1582,19 @@ Error TorchCpuBackend::run_sparse(const Step& s) {
       }
       if (Error e = fits_all(sparse_parts(t)); e.kind != ErrorKind::kNone) return e;
       if (Error e = check_sparse_indices(op, t); e.kind != ErrorKind::kNone) return e;
-      int64_t bytes = 0;
+      std::vector<int64_t> bytes;
       if (s.op == OpId::kToDense) {
-        if (Error e = copy_bytes(op, t, from_torch(t.scalar_type()), &bytes);
+        int64_t b = 0;
+        if (Error e = copy_bytes(op, t, from_torch(t.scalar_type()), &b);
             e.kind != ErrorKind::kNone)
           return e;
-        if (Error e = check_alloc(op, bytes); e.kind != ErrorKind::kNone) return e;
+        bytes.push_back(b);
+      } else {  // new indices and values for the old nnz, as the reference
+        for (const at::Tensor& p : sparse_parts(t)) bytes.push_back(p.numel() * p.element_size());
       }
+      if (Error e = check_allocs(op, bytes); e.kind != ErrorKind::kNone) return e;
       bind(s, s.op == OpId::kToDense ? t.to_dense() : t.coalesce());
-      commit(bytes);
+      for (int64_t b : bytes) commit(b);
       return ok();
     }
     case OpId::kIndices: bind(s, t.indices()); return ok();
