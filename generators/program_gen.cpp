@@ -1792,6 +1792,8 @@ class Builder {
 //      converts the same live tensor again), rarely to_meta (F8);
 //   Case 8) fake of a part (F4: a view of a sparse base raises);
 //   Case 9) drop (a sparse or any variable), sweep, memo_stats (F3).
+// GenConfig::sparse_conversions off leaves out Cases 7, 8, sweep and
+// memo_stats (the cross-ref's sparse programs).
 // With probability invalid_per_mille/1000 a step is deliberately refused:
 // a strided op (add) on a sparse variable (unsupported_layout).
 class SparseBuilder {
@@ -1855,8 +1857,8 @@ class SparseBuilder {
       case 4: return accessor(pk);
       case 5: return write_part(pk);
       case 6: return dense_or_coalesce(pk);
-      case 7: return convert(pk);
-      case 8: return convert_part(pk);
+      case 7: return cfg_.sparse_conversions && convert(pk);
+      case 8: return cfg_.sparse_conversions && convert_part(pk);
       default: return lifetime(pk);
     }
   }
@@ -2025,7 +2027,8 @@ class SparseBuilder {
   }
   // Case 9)
   bool lifetime(Picker& pk) {
-    const int64_t k = pk.below(4);
+    const int64_t k = cfg_.sparse_conversions ? pk.below(4) : pk.below(2);
+    if (vars_.empty() && !cfg_.sparse_conversions) return false;
     if (k >= 2 || vars_.empty()) {
       push(start(k == 3 ? OpId::kMemoStats : OpId::kSweep), Kind::kDense, IntList{});
       return true;

@@ -88,6 +88,10 @@ struct GenConfig {
   /// config); the first record's `seed` picks. The sparse programs take
   /// their ops from Note [Sparse programs], whatever `ops` holds.
   int sparse_per_mille = 0;
+  /// The sparse programs' conversions (Cases 7 and 8 of Note [Sparse
+  /// programs]) and sweep/memo_stats; off for the cross-ref, whose fake
+  /// twins are not meant to agree on conversions (Note [Fake twin]).
+  bool sparse_conversions = true;
 };
 
 /// All ops, 16-step programs, draws weighted toward shrink/restore (group R) scenarios.

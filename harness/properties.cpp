@@ -108,11 +108,17 @@ GenConfig fake_errors_config() {
 /// some invalid steps; no storage or conversion steps, whose fake runs are
 /// not meant to agree with eager, and no from_blob: who owns the data (C7)
 /// is not metadata, so a fake's lazy_clone succeeds where eager's raises.
+/// A quarter are sparse programs without conversions (sparse twins, Note
+/// [Fake twin]: accessors, writes through them, to_dense, coalesce).
+constexpr int kCrossrefSparsePerMille = 250;
 GenConfig crossref_config() {
   OpSet ops = ops_in({OpCategory::kFactory, OpCategory::kView, OpCategory::kInplace,
                       OpCategory::kInplaceView, OpCategory::kCompute});
   ops.reset(static_cast<size_t>(OpId::kFromBlob));
-  return steps16(150, ops);
+  GenConfig c = steps16(150, ops);
+  c.sparse_per_mille = kCrossrefSparsePerMille;
+  c.sparse_conversions = false;
+  return c;
 }
 
 }  // namespace
@@ -201,7 +207,8 @@ const std::vector<Property>& properties() {
        PropertyKind::kInvariant, false, fake_config(), Invariant::kFakeSweepFrees},
       {"fake.crossref_matches_eager",
        "every op run on fake twins of its inputs gives eager's output count, sizes, strides "
-       "(dims of size > 1), offset, dtype, device, storage nbytes, aliasing and errors (F6)",
+       "(dims of size > 1), offset, dtype, device, storage nbytes, aliasing and errors, and "
+       "for sparse variables layout, sparse_dim, dense_dim, nnz and coalesced (F6)",
        PropertyKind::kDifferential, false, crossref_config(), Invariant::kCloneGivesZeros,
        Versus::kFakeTwin},
       {"fake.fallback_rules",

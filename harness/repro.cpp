@@ -125,12 +125,11 @@ int print_repro_report(const Program& p, const std::string& text, const std::str
       return 1;
     }
     // F6/F7: the same program on fake twins (cross-ref programs only: no
-    // storage, conversion or sparse steps, Note [Fake twin]).
+    // storage or conversion steps, Note [Fake twin]).
     bool crossref = true;
     for (const Step& s : p.steps)
       crossref &= s.info().category != OpCategory::kStorage &&
-                  s.info().category != OpCategory::kConvert &&
-                  s.info().category != OpCategory::kSparse && s.op != OpId::kFromBlob;
+                  s.info().category != OpCategory::kConvert && s.op != OpId::kFromBlob;
     if (crossref) {
       std::unique_ptr<Backend> twin = make_fake_twin_backend(/*check_fallback=*/true);
       Runner fake({list[0], twin.get()}, limits);

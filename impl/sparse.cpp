@@ -831,6 +831,8 @@ Result<SparseTensor> sparse_compressed_tensor(Context& ctx, const Tensor& compre
 //         the sizes: a view where the strides allow one (a (2, 1) blocksize
 //         on a 2x2 matrix gives strides [1, 2]), else a contiguous copy (a
 //         second allocation, as in LibTorch).
+// Case 4) Parts on the meta device: the same result geometry on the meta
+//         device (fake when the parts are), and nothing read or checked.
 Result<Tensor> to_dense(Context& ctx, const SparseTensor& s) {
   const char* op = "to_dense";
   if (s->layout != SparseLayout::kCoo && !is_compressed_layout(s->layout))
@@ -852,11 +854,16 @@ Result<Tensor> to_dense(Context& ctx, const SparseTensor& s) {
                    layout_name(s->layout) + " tensor of sizes " + ints(s->sizes) +
                    " (LibTorch would write out of bounds)");
   };
+  // Case 4), with Note [Meta execution] (ops.cpp): meta parts (a fake twin's,
+  // oracles/fake_twin_backend.cpp) give a meta result.
+  DeviceScope device(ctx, *s->values);
+  const bool meta = s->values->is_meta();
   StepAllocs allocs(ctx, op);
 
   if (s->layout == SparseLayout::kCoo) {
     auto out = allocs.zeros(s->sizes, d);
     if (!out.ok()) return out.error();
+    if (meta) return out;
     const TensorImpl& o = *out.value();
     const std::vector<int64_t> idx = int_elements(*s->indices);
     const std::vector<uint8_t> vals = elements(*s->values);
@@ -942,30 +949,32 @@ Result<Tensor> to_dense(Context& ctx, const SparseTensor& s) {
     };
   }
   const Tensor& target = blocked ? blocks : o;
-  const std::vector<int64_t> c = int_elements(*s->compressed_indices),
-                             p = int_elements(*s->plain_indices);
-  const std::vector<uint8_t> vals = elements(*s->values);
-  const int64_t cdim = s->compressed_indices->size(batch_ndim) - 1;
-  const int64_t nnz = s->plain_indices->size(batch_ndim);
-  for (int64_t b = 0; b < n_batch; ++b) {
-    const int64_t* cb = c.data() + b * (cdim + 1);
-    for (int64_t i = 0; i < cdim; ++i) {
-      // An empty range reads nothing, wherever it points (ccol_indices filled
-      // with 3 on an nnz-0 tensor: LibTorch gives zeros; found by fake_fuzzer).
-      if (cb[i] > cb[i + 1] || (cb[i] < cb[i + 1] && (cb[i] < 0 || cb[i + 1] > nnz)))
-        return out_of_bounds(compressed_name(s->layout) + " [" + to_string(cb[i]) + ", " +
-                             to_string(cb[i + 1]) + ") at position " + to_string(i) +
-                             " is not within nnz " + to_string(nnz));
-      for (int64_t k = cb[i]; k < cb[i + 1]; ++k) {
-        const int64_t pk = p[static_cast<size_t>(b * nnz + k)];
-        const int64_t gr = by_row ? i : pk, gc = by_row ? pk : i;
-        if (pk < 0 || (gr + 1) * bs0 > rows || (gc + 1) * bs1 > cols)
-          return out_of_bounds(plain_name(s->layout) + " " + to_string(pk) + " of entry " +
-                               to_string(k) + " is outside the " + (by_row ? "columns" : "rows"));
-        for (int64_t a = 0; a < bs0; ++a)
-          for (int64_t e = 0; e < bs1; ++e)
-            accumulate(at_w(*target, offset(b, gr, gc, a, e)),
-                       vals.data() + (((b * nnz + k) * bs0 + a) * bs1 + e) * is, d);
+  if (!meta) {  // Case 4)
+    const std::vector<int64_t> c = int_elements(*s->compressed_indices),
+                               p = int_elements(*s->plain_indices);
+    const std::vector<uint8_t> vals = elements(*s->values);
+    const int64_t cdim = s->compressed_indices->size(batch_ndim) - 1;
+    const int64_t nnz = s->plain_indices->size(batch_ndim);
+    for (int64_t b = 0; b < n_batch; ++b) {
+      const int64_t* cb = c.data() + b * (cdim + 1);
+      for (int64_t i = 0; i < cdim; ++i) {
+        // An empty range reads nothing, wherever it points (ccol_indices filled
+        // with 3 on an nnz-0 tensor: LibTorch gives zeros; found by fake_fuzzer).
+        if (cb[i] > cb[i + 1] || (cb[i] < cb[i + 1] && (cb[i] < 0 || cb[i + 1] > nnz)))
+          return out_of_bounds(compressed_name(s->layout) + " [" + to_string(cb[i]) + ", " +
+                               to_string(cb[i + 1]) + ") at position " + to_string(i) +
+                               " is not within nnz " + to_string(nnz));
+        for (int64_t k = cb[i]; k < cb[i + 1]; ++k) {
+          const int64_t pk = p[static_cast<size_t>(b * nnz + k)];
+          const int64_t gr = by_row ? i : pk, gc = by_row ? pk : i;
+          if (pk < 0 || (gr + 1) * bs0 > rows || (gc + 1) * bs1 > cols)
+            return out_of_bounds(plain_name(s->layout) + " " + to_string(pk) + " of entry " +
+                                 to_string(k) + " is outside the " + (by_row ? "columns" : "rows"));
+          for (int64_t a = 0; a < bs0; ++a)
+            for (int64_t e = 0; e < bs1; ++e)
+              accumulate(at_w(*target, offset(b, gr, gc, a, e)),
+                         vals.data() + (((b * nnz + k) * bs0 + a) * bs1 + e) * is, d);
+        }
       }
     }
   }

@@ -107,6 +107,14 @@ class Backend {
     (void)v;
     return nullptr;
   }
+  /// Binds `v` to the sparse tensor `t` (null unbinds it) in the reference;
+  /// false for other backends. The fake twin binds its conversions of the
+  /// real run's sparse results (Note [Fake twin]).
+  virtual bool rebind_sparse(VarId v, SparseTensor t) {
+    (void)v;
+    (void)t;
+    return false;
+  }
 };
 
 /// DTypeArg (program/) to DType (impl/): same order by construction.

@@ -24,9 +24,26 @@
 //   output identical to an input, the same error), or where the fallback
 //   must raise (an output that is a view; inplace_view ops), a difference is
 //   reported through take_invariant_finding().
-// Programs with storage, conversion or sparse steps (sparse variables have
-// no fake twins here; fake.sparse_metadata checks their conversion) are not
-// cross-ref programs: the
+// Sparse variables have twins too: sparse tensors whose parts are fake.
+// - The steps whose result's nnz comes from the data (to_sparse_*,
+//   sparse_coo_tensor, coalesce of an uncoalesced input) are, for the
+//   twin, what factories are: PyTorch's FakeTensorMode cannot run them
+//   (a data-dependent output shape). The step's outcome is the real run's,
+//   and its result's twin keeps the metadata and nnz, with each part
+//   fake: over the fake storage of a variable whose real tensor shares the
+//   part's storage (sparse_coo_tensor keeps its inputs, S3), else
+//   converted (F1, F2).
+// - Every other step runs on the twins: the accessors give fake views of
+//   the fake parts (aliasing, versions: S2, S3), coalesce of a coalesced
+//   input returns it, to_dense gives a fake tensor of eager's geometry
+//   (Case 4 of Note [to_dense strides] in impl/sparse.cpp), and strided ops
+//   on the parts run through the meta rules. The one data-dependent error
+//   is to_dense's check of indices written through an accessor (S8): a
+//   real run that raises it where the twin succeeds gives the real outcome.
+// The Runner compares a sparse twin's layout, sizes, dtype, sparse_dim,
+// dense_dim, nnz, coalesced flag, blocksize and index dtype (Note
+// [Observing a sparse variable]).
+// Programs with storage or conversion steps are not cross-ref programs: the
 // twin runs them, but their observations are not meant to agree. Nor is who
 // owns the data (C7): lazy_clone of a from_blob tensor raises on eager and
 // not on its fake twin, which has no data.
@@ -36,6 +53,7 @@
 #include <vector>
 
 #include "impl/fake.h"
+#include "impl/sparse.h"
 #include "impl/tensor.h"
 #include "oracles/backend.h"
 
@@ -68,6 +86,7 @@ class FakeTwinBackend final : public Backend {
   }
 
   void begin(const Program& program, const Limits& limits) override {
+    num_vars_ = program.num_vars();
     real_->begin(program, limits);
     Limits relaxed = limits;
     relaxed.max_program_bytes = kUnboundedTotal;
@@ -82,7 +101,9 @@ class FakeTwinBackend final : public Backend {
   }
 
   Error run_step(const Step& s) override {
+    const bool from_data = sparse_from_data(s);
     Error real = real_->run_step(s);
+    if (from_data) return twin_sparse_result(s, real);
     const OpCategory cat = s.info().category;
     std::optional<Result<Tensor>> fallback;
     std::vector<Tensor> fakes;
@@ -91,6 +112,11 @@ class FakeTwinBackend final : public Backend {
     Error fake = fakes_->run_step(s);  // the meta rules
     if (real.kind == ErrorKind::kResourceLimit) {
       if (s.out != kNoVar) fakes_->rebind(s.out, nullptr);
+      return real;
+    }
+    if (s.op == OpId::kToDense && real.kind == ErrorKind::kUndefinedBehavior &&
+        fake.kind == ErrorKind::kNone) {  // indices checked on data (Note [Fake twin])
+      fakes_->rebind(s.out, nullptr);
       return real;
     }
     if (fallback) compare_fallback(s, fakes, *fallback, fake);
@@ -109,6 +135,64 @@ class FakeTwinBackend final : public Backend {
   std::string take_invariant_finding() override { return std::exchange(finding_, {}); }
 
  private:
+  /// The sparse steps whose result's nnz comes from the data (Note [Fake
+  /// twin]): the conversions from strided, sparse_coo_tensor, and coalesce
+  /// of a real input that is not coalesced (a coalesced one is returned).
+  bool sparse_from_data(const Step& s) const {
+    switch (s.op) {
+      case OpId::kToSparseCoo:
+      case OpId::kToSparseCsr:
+      case OpId::kToSparseCsc:
+      case OpId::kToSparseBsr:
+      case OpId::kToSparseBsc:
+      case OpId::kSparseCooTensor: return true;
+      case OpId::kCoalesce: {
+        const SparseTensor* in = real_->reference_sparse(s.args[0].var);
+        return !in || !(*in)->coalesced;
+      }
+      default: return false;
+    }
+  }
+
+  /// A data-dependent sparse step: the real run's outcome, and the twin of
+  /// its result bound on the fakes.
+  Error twin_sparse_result(const Step& s, const Error& real) {
+    if (real.kind != ErrorKind::kNone || s.out == kNoVar) {
+      if (s.out != kNoVar) fakes_->rebind_sparse(s.out, nullptr);
+      return real;
+    }
+    const SparseTensor* r = real_->reference_sparse(s.out);
+    SC_ASSERT(r && *r, "fake twin: " + std::string(s.info().name) + " bound no sparse tensor");
+    auto t = std::make_shared<SparseTensorImpl>(**r);
+    t->version = (*r)->version ? std::make_shared<int64_t>(*(*r)->version) : nullptr;
+    for (Tensor* part : {&t->indices, &t->compressed_indices, &t->plain_indices, &t->values}) {
+      if (!*part) continue;
+      Result<Tensor> f = twin_part(*part);
+      if (!f.ok()) return f.error();
+      *part = std::move(f).value();
+    }
+    fakes_->rebind_sparse(s.out, std::move(t));
+    return real;
+  }
+
+  /// The fake of a real sparse part: over the fake storage of a variable
+  /// whose real tensor shares the part's storage (sparse_coo_tensor keeps
+  /// its inputs as parts, S3), else its conversion (F1, F2).
+  Result<Tensor> twin_part(const Tensor& part) {
+    for (VarId v = 0; v < num_vars_; ++v) {
+      const Tensor* rt = real_->reference_tensor(v);
+      const Tensor* ft = fakes_->reference_tensor(v);
+      if (!rt || !ft || !*rt || !*ft || (*rt)->storage != part->storage) continue;
+      auto f = std::make_shared<TensorImpl>(*part);
+      f->storage = (*ft)->storage;
+      f->version = (*rt)->version == part->version ? (*ft)->version
+                                                   : std::make_shared<int64_t>(*part->version);
+      f->fake = true;
+      return Tensor(std::move(f));
+    }
+    return conv_.convert(part);
+  }
+
   static bool fallback_applies(OpCategory c) {
     return c == OpCategory::kView || c == OpCategory::kInplace || c == OpCategory::kInplaceView ||
            c == OpCategory::kCompute;
@@ -205,6 +289,7 @@ class FakeTwinBackend final : public Backend {
   MetaConverter conv_{true}, fallback_conv_{true};
   Context zero_ctx_;
   std::string finding_;
+  int num_vars_ = 0;
   bool check_fallback_;
 };
 

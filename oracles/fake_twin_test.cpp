@@ -118,5 +118,78 @@ TEST(FakeTwin, FallbackRulesAreCheckedF7) {
                           "F7: add: the fallback's output (sizes [3, 2], strides [1, 3]");
 }
 
+// Sparse twins (Note [Fake twin]): data-dependent steps take the real
+// result's metadata with fake parts; accessors, to_dense, coalesce of a
+// coalesced input and ops on the parts run on the twins.
+TEST(FakeTwin, SparseTwinsMatchEagerMetadataF6) {
+  RunReport rep = crossref(
+      "t0 = arange [2,3] f32\n"
+      "t1 = to_sparse_csc t0\n"            // 2
+      "t2 = ccol_indices t1\n"             // 3
+      "t3 = values t1\n"                   // 4
+      "mul_ t3 2\n"                        // 5: through the part (S2, S3)
+      "t4 = to_dense t1\n"                 // 6: CSC: strides [1, 2]
+      "t5 = arange [2,4] i64\n"            // 7
+      "t6 = rand [4,3] f32 7\n"            // 8
+      "t7 = sparse_coo_tensor t5 t6 [8,8,3]\n"  // 9: its parts are t5 and t6
+      "t8 = coalesce t7\n"                 // 10: uncoalesced: from the data
+      "t9 = values t8\n"                   // 11
+      "t10 = coalesce t8\n"                // 12: returns t8 itself
+      "t11 = to_dense t10\n"               // 13
+      "t12 = to_sparse_bsr t4 [1,3]\n"     // 14
+      "t13 = values t12\n"                 // 15
+      "t14 = transpose t13 1 2\n"          // 16
+      "t15 = add t14 1\n");                // 17
+  ASSERT_FALSE(rep.diverged) << rep.divergence.to_string(Program{});
+  EXPECT_EQ(rep.steps_run, 17);
+  for (const TraceLine& line : rep.trace) {
+    ASSERT_EQ(line.errors.size(), 2u);
+    EXPECT_EQ(line.errors[1], ErrorKind::kNone) << "step " << line.step;
+  }
+  const std::vector<VarObs>& twin = rep.last[1].vars;
+  EXPECT_EQ(twin[1].layout, Layout::kSparseCsc);
+  EXPECT_TRUE(twin[1].fake);
+  EXPECT_EQ(twin[1].nnz, 5) << "the twin keeps the real result's nnz";
+  EXPECT_TRUE(twin[3].fake);
+  EXPECT_EQ(twin[3].version, 1) << "mul_ through values() bumps the part's version (S2)";
+  EXPECT_TRUE(twin[4].fake);
+  EXPECT_EQ(twin[4].strides[0], 1);
+  EXPECT_EQ(twin[4].strides[1], 2) << "to_dense of CSC: eager's transposed strides";
+  EXPECT_FALSE(twin[7].coalesced);
+  EXPECT_TRUE(twin[8].coalesced);
+  EXPECT_EQ(twin[8].nnz, 4);
+  EXPECT_TRUE(twin[9].fake);
+  EXPECT_EQ(twin[10].identity_class, 8) << "coalesce of a coalesced tensor returns it";
+  EXPECT_EQ(twin[12].layout, Layout::kSparseBsr);
+  EXPECT_TRUE(twin[15].fake) << "add on a fake part";
+}
+
+TEST(FakeTwin, SparseIndexCheckOnDataIsTheRealRunsOutcome) {
+  // An index written out of range through indices(): eager's to_dense
+  // refuses (S8) from the data, which the twin has not.
+  RunReport rep = crossref(
+      "t0 = arange [2,3] f32\nt1 = to_sparse_coo t0 2\nt2 = indices t1\nfill_ t2 100\n"
+      "t3 = to_dense t1\nt4 = values t1\n");
+  ASSERT_FALSE(rep.diverged) << rep.divergence.to_string(Program{});
+  ASSERT_EQ(rep.trace.size(), 6u);
+  EXPECT_EQ(rep.trace[4].errors[0], ErrorKind::kUndefinedBehavior);
+  EXPECT_EQ(rep.trace[4].errors[1], ErrorKind::kUndefinedBehavior);
+  EXPECT_FALSE(rep.last[1].vars[3].live);
+  EXPECT_TRUE(rep.last[1].vars[4].live);
+}
+
+TEST(FakeTwin, PlantedMetaBugOnASparsePartIsADivergence) {
+  if (!fault_injection_available()) GTEST_SKIP() << "needs -DSTORCHECK_FAULT_INJECTION=ON";
+  FaultScope f(Fault::kMetaOutplaceContiguous);
+  RunReport rep = crossref(
+      "t0 = arange [2,4] f32\nt1 = to_sparse_bsr t0 [2,2]\nt2 = values t1\n"
+      "t3 = transpose t2 1 2\nt4 = mul t3 2\n");
+  ASSERT_TRUE(rep.diverged);
+  EXPECT_EQ(rep.divergence.step, 5);
+  EXPECT_EQ(rep.divergence.mismatch.field, "strides");
+  EXPECT_EQ(rep.divergence.mismatch.a, "[4, 1, 2]");
+  EXPECT_EQ(rep.divergence.mismatch.b, "[4, 2, 1]");
+}
+
 }  // namespace
 }  // namespace storcheck

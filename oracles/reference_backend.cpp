@@ -122,6 +122,15 @@ class ReferenceBackend final : public Backend {
     return true;
   }
 
+  bool rebind_sparse(VarId v, SparseTensor t) override {
+    if (v < 0 || static_cast<size_t>(v) >= sparse_.size()) return false;
+    const size_t k = static_cast<size_t>(v);
+    vars_[k] = nullptr;
+    sparse_meta_[k] = nullptr;
+    sparse_[k] = std::move(t);
+    return true;
+  }
+
   const SparseTensor* reference_sparse(VarId v) const override {
     if (v < 0 || static_cast<size_t>(v) >= sparse_.size() || !sparse_[static_cast<size_t>(v)])
       return nullptr;
@@ -304,6 +313,7 @@ class ReferenceBackend final : public Backend {
   /// part is reported as such), then Note [Sparse indices written through an
   /// accessor].
   static Status check_parts_fit_then_indices(std::string_view op, const SparseTensor& s) {
+    if (s->values && s->values->is_meta()) return Status();  // a fake twin's: no data (Note [Fake twin])
     for (const Tensor* p : {&s->indices, &s->compressed_indices, &s->plain_indices, &s->values})
       if (*p && !storage_covers(**p)) return Status();  // the op's own S8 error comes first
     return check_sparse_indices(op, s);
@@ -317,7 +327,7 @@ class ReferenceBackend final : public Backend {
       observe_sparse_storage_none(v, sp->rank(), sp->sizes.data(), sp->dtype);
       v->layout = to_layout(sp->layout);
       v->device = Device::kCpu;
-      v->fake = false;
+      v->fake = sp->values && sp->values->fake;  // a fake twin's parts (Note [Fake twin])
       v->sparse_dim = sp->sparse_dim;
       v->dense_dim = sp->dense_dim;
       v->nnz = sp->nnz();
@@ -330,7 +340,7 @@ class ReferenceBackend final : public Backend {
       // The values are to_dense()'s, read outside the program's budget; an
       // undersized part (S8) or a dense form beyond one tensor's limit has none.
       v->values.clear();
-      if (!check_parts_fit_then_indices("observe", sp).ok()) {
+      if ((sp->values && sp->values->is_meta()) || !check_parts_fit_then_indices("observe", sp).ok()) {
         v->values_known = false;
         return;
       }
