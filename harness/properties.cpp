@@ -289,7 +289,8 @@ bool fails_once(const Property& prop, Runner& runner, const Program& p, std::str
   // The pytorch.* properties' divergences are keyed by the embedded PyTorch's version.
   const std::string version = prop.needs_pytorch() ? pytorch_version() : torch_version();
   if (const KnownDivergence* k =
-          match_known_divergence(op, d.mismatch.field, d.mismatch.a, d.mismatch.b, version)) {
+          match_known_divergence(op, d.mismatch.field, d.mismatch.a, d.mismatch.b, version,
+                                 prop.needs_pytorch())) {
     if (known) ++*known;
     if (refusals) ++refusals->known_ids[std::string(k->id)];
     return false;

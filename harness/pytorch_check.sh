@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # ctest pytorch.check_fake_matches_reference: `storcheck check
 # pytorch.fake_matches_reference` on Debian's PyTorch 1.13 (seed 1, 10 s
-# budget) runs, counts the known divergences it meets, and reports the F2
-# finding it meets first through the normal finding path: exit 1, a shrunk
-# program whose last step converts an emptied tensor (R2) and gets a fake
-# storage of more than 0 bytes, and a reproducer file that `storcheck repro`
-# replays on the PyTorch backend to the same divergence.
-#   harness/pytorch_check.sh path/to/storcheck
+# budget) runs and passes, counting the known divergences it meets; among
+# them the upstream bug it found (pytorch-meta-set-resizes-storage-1.13:
+# the MetaConverter's set_ gives an emptied tensor a non-empty fake
+# storage, F2). Its regression file replays on the PyTorch backend to that
+# divergence, reported as expected (exit 0), and a reference-only reading of
+# the same entry is refused: `storcheck repro` names the divergence's field.
+#   harness/pytorch_check.sh path/to/storcheck path/to/corpus/regressions
 set -uo pipefail
 bin=$1
+regressions=$2
 dir=$(mktemp -d /tmp/storcheck-pytorch-XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 "$bin" check pytorch.fake_matches_reference --budget 10s --programs 400 --seed 1 \
@@ -16,18 +18,17 @@ trap 'rm -rf "$dir"' EXIT
 rc=$?
 cat "$dir/out.txt"
 if grep -q '^pytorch.fake_matches_reference: skipped:' "$dir/out.txt"; then exit 77; fi
-[ "$rc" -eq 1 ] || { echo "expected exit 1 (a finding), got $rc"; exit 1; }
-grep -Eq '^divergence: step [0-9]+ \(t[0-9]+ = (fake|meta) t[0-9]+\): storage_nbytes of t[0-9]+: reference 0 vs pytorch [1-9]' \
-  "$dir/out.txt" || { echo "expected the emptied-storage finding (F2)"; exit 1; }
-grep -q '^shrink t' "$dir/out.txt" || { echo "expected a shrink in the shrunk program"; exit 1; }
-ls "$dir"/pytorch.fake_matches_reference-*.sc >/dev/null 2>&1 || { echo "no reproducer written"; exit 1; }
-grep -q '^reproduce: storcheck repro ' "$dir/out.txt" || { echo "no repro line"; exit 1; }
-# The reproducer replays the finding on the PyTorch backend (exit 1, the same field).
-repro=$(ls "$dir"/pytorch.fake_matches_reference-*.sc | head -1)
-"$bin" repro "$repro" >"$dir/repro.txt" 2>&1
+[ "$rc" -eq 0 ] || { echo "expected exit 0 (no finding beyond the known divergences), got $rc"; exit 1; }
+grep -Eq 'known divergences .* pytorch-meta-set-resizes-storage-1.13 x[1-9]' "$dir/out.txt" ||
+  { echo "expected the upstream F2 bug among the known divergences"; exit 1; }
+ls "$dir"/*.sc >/dev/null 2>&1 && { echo "a reproducer was written, but nothing failed"; exit 1; }
+# The regression file replays the bug on the PyTorch backend, as expected.
+"$bin" repro "$regressions/pytorch-meta-set-resizes-storage.sc" >"$dir/repro.txt" 2>&1
 rrc=$?
 cat "$dir/repro.txt"
-[ "$rrc" -eq 1 ] || { echo "storcheck repro exited $rrc, expected 1"; exit 1; }
-grep -Eq '^DIVERGENCE at step [0-9]+ .*storage_nbytes of t[0-9]+: reference 0 vs pytorch [1-9]' \
-  "$dir/repro.txt" || { echo "repro does not show the finding"; exit 1; }
+[ "$rrc" -eq 0 ] || { echo "storcheck repro exited $rrc, expected 0"; exit 1; }
+grep -Eq '^DIVERGENCE at step 3 .*storage_nbytes of t1: reference 0 vs pytorch [1-9]' "$dir/repro.txt" ||
+  { echo "repro does not show the divergence"; exit 1; }
+grep -q '^expected: known divergence pytorch-meta-set-resizes-storage-1.13 ' "$dir/repro.txt" ||
+  { echo "repro does not report it as the known divergence"; exit 1; }
 exit 0

@@ -113,7 +113,9 @@ int print_repro_report(const Program& p, const std::string& text, const std::str
   // A `# known: ID` header names an expected divergence (oracles/known_divergences.h).
   std::string known_id = known_id_of(text);
   const KnownDivergence* declared = known_id.empty() ? nullptr : find_known_divergence(known_id);
-  bool declared_applies = declared && list.size() > 1 && declared->applies_to(torch_version());
+  // A `pytorch-*` entry is seen by the PyTorch backend only.
+  bool declared_applies = declared && list.size() > 1 && declared->applies_to(torch_version()) &&
+                          (!is_pytorch_entry(*declared) || backends.pytorch);
   if (!rep.refusal.empty())
     out << "not comparable from " << rep.refusal << " (Note [Step outcome rules] rule 5)\n";
   if (!rep.diverged) {
@@ -154,8 +156,9 @@ int print_repro_report(const Program& p, const std::string& text, const std::str
   const Divergence& d = rep.divergence;
   out << "DIVERGENCE at " << d.to_string(p) << "\n";
   std::string_view op = op_info(p.steps[static_cast<size_t>(d.step - 1)].op).name;
-  const KnownDivergence* matched = match_known_divergence(op, d.mismatch.field, d.mismatch.a,
-                                                          d.mismatch.b, torch_version());
+  const KnownDivergence* matched =
+      match_known_divergence(op, d.mismatch.field, d.mismatch.a, d.mismatch.b, torch_version(),
+                             backends.pytorch != nullptr);
   if (declared_applies || matched) {
     const KnownDivergence* k = declared_applies ? declared : matched;
     out << "expected: known divergence " << k->id << " on LibTorch " << torch_version() << ": "

@@ -38,12 +38,19 @@ const KnownDivergence* find_known_divergence(std::string_view id,
                                                  known_divergences());
 
 /// The entry that explains a divergence found by a property: same op at
-/// the diverging step, same field, version applies, `contains` matches.
+/// the diverging step, same field, version applies, `contains` matches. The
+/// `pytorch-*` entries are PyTorch's Python stack's: they match only a
+/// comparison with the PyTorch backend (`with_pytorch`), never one of the
+/// reference with LibTorch alone.
 const KnownDivergence* match_known_divergence(std::string_view op, const std::string& field,
                                               const std::string& a, const std::string& b,
                                               std::string_view torch_version,
+                                              bool with_pytorch = false,
                                               const std::vector<KnownDivergence>& list =
                                                   known_divergences());
+/// An entry of PyTorch's Python stack (id "pytorch-..."), seen only by the
+/// PyTorch backend.
+bool is_pytorch_entry(const KnownDivergence& k);
 
 /// "1.13.1" for the LibTorch this binary links, "" without LibTorch.
 std::string torch_version();

@@ -136,7 +136,9 @@ def sc_overlapping(t):  # two indices may reach one element
 #    in torch_backend.cpp). The accessors read nothing: no refusal.
 # Layouts an op does not take are refused by the shared policy before this
 # (check_layouts in C++, oracles/layout_policy.h), as on every backend.
-# Steps on meta and fake tensors read and allocate nothing: no refusal.
+# Steps on meta and fake tensors read and allocate nothing: no refusal but
+# case 4's overlapping writes and case 1's result lists, which the other
+# backends refuse on meta inputs too.
 SC_ALLOCATING = {"factory", "compute"}
 SC_MAY_COPY = {"reshape", "flatten"}  # views that copy when the strides do not allow a view
 SC_RESHAPING = {"reshape", "flatten", "contiguous", "clone", "clone_preserve_strides", "to", "add", "mul",
@@ -167,6 +169,10 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0):
     # meta tensor splits into millions of tensors in PyTorch, which has none).
     if op in ("split", "chunk", "unbind") and ts and sc_split_count(op, ts[0], a, b) > SC_MAX_SPLIT_RESULTS:
         return "case 1: a split, chunk or unbind past storcheck's limit on results (impl/ops.h)"
+    # Case 4 on meta inputs too: the reference and the LibTorch backend refuse
+    # an overlapping in-place write whatever the device.
+    if op in ("add_", "mul_", "copy_") and ts and ts[0].layout == torch.strided and sc_overlapping(ts[0]):
+        return "case 4: an in-place write into a tensor whose elements overlap"
     if any(sc_is_meta(t) for t in ts):
         return None
     if op in ("to_dense", "coalesce") and not (op == "coalesce" and ts[0].is_coalesced()):
@@ -186,8 +192,6 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0):
         return "case 1: an allocation at or past storcheck's resource limits (program/limits.h)"
     if op in ("unsqueeze", "unsqueeze_", "unfold", "unflatten") and ts[0].dim() + 8 > SC_MAX_DIMS:
         return "case 2: a result rank that could pass kMaxDims"
-    if op in ("add_", "mul_", "copy_") and sc_overlapping(ts[0]):
-        return "case 4: an in-place write into a tensor whose elements overlap"
     if op == "copy_" and storage(ts[0])._cdata == storage(ts[1])._cdata:
         return "case 4: copy_ within one storage"
     return None
