@@ -17,13 +17,30 @@
 #   --out DIR          the run's folder (default nightly-out/UTC-TIMESTAMP)
 #   --corpus DIR       the corpus to grow, holding TARGET/ and regressions/
 #                      (default: the source tree's corpus/)
+#   --pytorch-seconds N  time for the PyTorch backend's properties after the
+#                      fuzzing (default 180): pytorch.fake_matches_reference,
+#                      pytorch.memo_weak_no_leak and pytorch.eager_matches_libtorch,
+#                      a third each, seeded by the date, from a plain (not
+#                      sanitized) build in PYTORCH_BUILD_DIR (default build);
+#                      0 leaves them out
 #   --plant-fault NAME a trial run with a planted reference bug (fault-injection
 #                      switches are compiled into this build, off unless named):
 #                      nothing in the source tree changes, the merged corpus and
 #                      the regression files stay under --out
 #
-# Environment: FUZZ_BUILD_DIR (default build-libfuzzer), STORCHECK_SKIP_SETUP=1,
-# STORCHECK_SKIP_BUILD=1 (reuse the build folder as it is).
+# Environment: FUZZ_BUILD_DIR (default build-libfuzzer), PYTORCH_BUILD_DIR
+# (default build), STORCHECK_SKIP_SETUP=1, STORCHECK_SKIP_BUILD=1 (reuse the
+# build folders as they are).
+#
+# Note [PyTorch in the nightly run]
+# The PyTorch backend embeds CPython, which is not instrumented, so it is
+# built without sanitizers apart from the fuzz targets (the build run.sh
+# uses). Each of its three properties runs for its share with the night's
+# seed (YYYYMMDD), --programs unbounded; a failure is a finding with its
+# shrunk reproducer under OUT/pytorch/, and the known divergences it met
+# are listed. A build without the backend (no torch for /usr/bin/python3)
+# reports the properties as skipped with the reason. A --plant-fault trial
+# leaves them out: the planted faults live in the fuzz build.
 #
 # Note [Nightly outputs]
 # 1) The grown corpus of a target is merged (-merge=1) into a fresh folder
@@ -51,6 +68,7 @@ jobs=$(nproc)
 targets=$ALL_TARGETS
 out=""
 plant=""
+pytorch_seconds=180
 corpus_arg="$ROOT/corpus"
 
 usage() {
@@ -66,6 +84,7 @@ while [[ $# -gt 0 ]]; do
     --out) need_value "$@"; out=$2; shift 2 ;;
     --corpus) need_value "$@"; corpus_arg=$2; shift 2 ;;
     --plant-fault) need_value "$@"; plant=$2; shift 2 ;;
+    --pytorch-seconds) need_value "$@"; pytorch_seconds=$2; shift 2 ;;
     -h | --help) usage ;;
     *) echo "nightly.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -74,6 +93,9 @@ done
   { echo "nightly.sh: --minutes: expected a number of minutes in (0, 1440], got '$minutes'" >&2; exit 2; }
 [[ "$jobs" =~ ^[0-9]+$ && "$jobs" -ge 1 && "$jobs" -le 64 ]] ||
   { echo "nightly.sh: --jobs: expected 1 to 64, got '$jobs'" >&2; exit 2; }
+[[ "$pytorch_seconds" =~ ^[0-9]+$ && "$pytorch_seconds" -le 86400 ]] ||
+  { echo "nightly.sh: --pytorch-seconds: expected 0 to 86400, got '$pytorch_seconds'" >&2; exit 2; }
+[[ -n "$plant" ]] && pytorch_seconds=0
 for t in $targets; do
   [[ " $ALL_TARGETS " == *" $t "* ]] || { echo "nightly.sh: unknown target '$t' (known: $ALL_TARGETS)" >&2; exit 2; }
 done
@@ -292,10 +314,55 @@ for t in $targets; do
     log "finding in $t: $sig -> $reg"
   done
 done
+
+json_str() { printf '"%s"' "$(printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/\t/ /g' | tr -d '\n\r')"; }
+
+# --- The PyTorch backend's properties (Note [PyTorch in the nightly run]) -----
+PY_BUILD=${PYTORCH_BUILD_DIR:-build}
+pytorch_seed=$(date -u +%Y%m%d)
+pytorch_md=""
+pytorch_json=""
+if ((pytorch_seconds > 0)); then
+  mkdir -p "$out/pytorch"
+  if [[ "${STORCHECK_SKIP_BUILD:-0}" != "1" ]]; then
+    log "building storcheck with the PyTorch backend into $PY_BUILD"
+    BUILD_DIR="$PY_BUILD" ./scripts/build.sh >"$out/logs/build-pytorch.log" 2>&1 ||
+      { echo "nightly.sh: build failed; see $out/logs/build-pytorch.log" >&2; exit 2; }
+  fi
+  per=$((pytorch_seconds / 3 > 5 ? pytorch_seconds / 3 : 5))
+  for p in pytorch.fake_matches_reference pytorch.memo_weak_no_leak pytorch.eager_matches_libtorch; do
+    log "$p for ${per}s, seed $pytorch_seed"
+    plog="$out/logs/$p.log"
+    set +e
+    "$PY_BUILD/storcheck" check "$p" --budget "${per}s" --programs 1000000000 --seed "$pytorch_seed" \
+      --findings-dir "$out/pytorch" >"$plog" 2>&1
+    prc=$?
+    set -e
+    line=$(grep -a "^$p: " "$plog" | tail -1 || true)
+    known=$(grep -a 'programs hit known divergences' "$plog" | tail -1 | sed 's/.*known_divergences.cpp): //' || true)
+    status=passed
+    if grep -qa "^$p: skipped:" "$plog"; then
+      status=skipped
+    elif ((prc != 0)); then
+      status=FAILED
+      repro=$(sed -n 's/^reproduce: //p' "$plog" | tail -1)
+      file=${repro#storcheck repro }
+      sig=$(sed -n 's/^divergence: //p' "$plog" | tail -1)
+      [[ -n "$sig" ]] || sig=$(grep -a "^$p: FAILED" "$plog" | tail -1)
+      cmd="$PY_BUILD/storcheck repro $file"
+      [[ -n "$repro" ]] || cmd="$PY_BUILD/storcheck check $p --seed $pytorch_seed"
+      echo -e "$p\t${sig:-exit $prc}\tsee $plog\t${file:-$plog}\t$cmd\t\t" >>"$findings_tsv"
+    fi
+    log "$p: $status (${line#"$p: "})"
+    pytorch_md+="| $p | $status | ${line#"$p: "} | ${known:-none} |"$'\n'
+    [[ -z "$pytorch_json" ]] || pytorch_json+=","
+    pytorch_json+=$(printf '\n    {"property": "%s", "status": "%s", "result": %s, "known_divergences": %s}' \
+      "$p" "$status" "$(json_str "${line#"$p: "}")" "$(json_str "$known")")
+  done
+fi
 nfindings=$(wc -l <"$findings_tsv")
 
 # --- Report: Markdown, JSON, PNG -----------------------------------------------
-json_str() { printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/\t/ /g' | tr -d '\n\r' | sed 's/.*/"&"/'; }
 # Which mutators produced the corpus files the merge added (Note in mutator.h).
 declare -A MUTATORS
 for t in $targets; do
@@ -339,6 +406,16 @@ md="$out/report.md"
     done <"$findings_tsv"
   fi
   echo
+  if ((pytorch_seconds > 0)); then
+    echo "## PyTorch backend (seed $pytorch_seed, ${per}s per property, build \`$PY_BUILD\`)"
+    echo
+    echo "| property | status | result | known divergences met |"
+    echo "| --- | --- | --- | --- |"
+    printf '%s' "$pytorch_md"
+  else
+    echo "PyTorch backend: left out (--pytorch-seconds 0, or a --plant-fault trial)."
+  fi
+  echo
   echo "![coverage and exec/s over the night](coverage.png)"
 } >"$md"
 
@@ -357,6 +434,9 @@ md="$out/report.md"
       "${CRASHES[$t]}" "$(json_str "$(mutator_counts "$t")")"
   done
   echo
+  echo "  ],"
+  echo "  \"pytorch_seed\": $( ((pytorch_seconds > 0)) && echo "$pytorch_seed" || echo null),"
+  echo "  \"pytorch\": [${pytorch_json}"
   echo "  ],"
   echo "  \"findings\": ["
   first=1
