@@ -46,6 +46,9 @@ crc=$?
 printf '%s\n' "$ctest_out" | tail -40
 say "gpu tests: $(printf '%s\n' "$ctest_out" | grep -E '^[0-9]+% tests passed' || echo 'no summary')"
 printf '%s\n' "$ctest_out" | grep -E 'Test +#[0-9]+: ' | sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: /  /; s/ \.+/ /' | tee -a "$tmp"
+if printf '%s\n' "$ctest_out" | grep -q 'Skipped'; then
+  say "skipped because: $("$build/cuda_test" 2>&1 | grep -m1 'no usable CUDA device' || echo 'see the ctest log')"
+fi
 rc=0
 ((crc == 0)) || rc=1
 if printf '%s\n' "$bout" | tail -1 | grep -q 'built with LibTorch' && ((gate_seconds > 0)); then
