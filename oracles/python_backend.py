@@ -92,6 +92,16 @@ def sc_indices_invalid(t):
             torch._validate_sparse_compressed_tensor_args(*sc_parts(t), t.shape, t.layout)
     except Exception:  # noqa: BLE001 - any failed check means invalid indices
         return True
+    if t.layout != torch.sparse_coo:
+        # 1.13 checks no index invariant when nnz is 0, but reads every range
+        # [c[i], c[i+1]): each must lie within nnz (check_sparse_indices in C++).
+        c, p = sc_parts(t)[0], sc_parts(t)[1]
+        nnz = p.shape[-1]
+        rows = c.reshape(-1, c.shape[-1]).tolist() if c.numel() else []
+        for row in rows:
+            for lo, hi in zip(row, row[1:]):
+                if lo > hi or (lo < hi and (lo < 0 or hi > nnz)):
+                    return True
     return False
 
 

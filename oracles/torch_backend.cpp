@@ -175,6 +175,26 @@ Error check_sparse_indices(std::string_view op, const at::Tensor& t) {
                           " tensor's indices are no longer valid (" +
                           torch_exception_message(ex) + ")");
   }
+  // 1.13 checks no compressed index invariant when nnz is 0, but its kernels
+  // read [c[i], c[i+1]) of the plain indices and values: every range must
+  // lie within nnz, as the reference's to_dense requires (found by
+  // fake_fuzzer: ccol_indices [0, 1, 2] written into an nnz-0 CSC tensor).
+  if (t.layout() != at::kSparse) {
+    const std::vector<at::Tensor> parts = sparse_parts(t);
+    const int64_t nnz = parts[1].size(-1), n = parts[0].size(-1);
+    const at::Tensor c = parts[0].to(at::kLong).contiguous();
+    const int64_t* cp = c.data_ptr<int64_t>();
+    for (int64_t b = 0; n > 0 && b < c.numel() / n; ++b)
+      for (int64_t i = 0; i + 1 < n; ++i) {
+        const int64_t lo = cp[b * n + i], hi = cp[b * n + i + 1];
+        if (lo > hi || (lo < hi && (lo < 0 || hi > nnz)))
+          return make_error(ErrorKind::kUndefinedBehavior,
+                            std::string(op) + ": not executed: undefined (S8): the " +
+                                std::string(layout_name(layout_of(t))) + " tensor's range [" +
+                                std::to_string(lo) + ", " + std::to_string(hi) + ") at position " +
+                                std::to_string(i) + " is not within nnz " + std::to_string(nnz));
+      }
+  }
   return Error{};
 }
 
