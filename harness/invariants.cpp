@@ -444,7 +444,8 @@ struct FakeHook {
 // real storage's nbytes (0 for an emptied one).
 // kFakeSweepFrees (F3): after every step the memo's tensor entries are the
 // converted real tensors still bound to a variable; after `sweep` its
-// storage entries are the converted real storages such tensors still use.
+// storage entries are the converted real storages such tensors, or the
+// parts of a live sparse variable, still use.
 // kFakeUnsupportedTyped (F4): a conversion step that fails raises
 // unsupported_fake_tensor (or a budget error) and leaves both memos as they were.
 struct ConversionHook {
@@ -532,7 +533,14 @@ struct ConversionHook {
     std::set<const SparseTensorImpl*> bound_sparse;
     for (VarId v = 0; v < static_cast<VarId>(after.vars.size()); ++v) {
       if (!after.vars[static_cast<size_t>(v)].live) continue;
-      if (const SparseTensor* sp = reference->reference_sparse(v)) bound_sparse.insert(sp->get());
+      if (const SparseTensor* sp = reference->reference_sparse(v)) {
+        bound_sparse.insert(sp->get());
+        // Its parts' storages are alive through it (found by the CI fuzz
+        // smoke run: a fake of indices(), then drop of that variable).
+        for (const Tensor* part : {&(*sp)->indices, &(*sp)->compressed_indices,
+                                   &(*sp)->plain_indices, &(*sp)->values})
+          if (*part) bound_storages.insert((*part)->storage.get());
+      }
       const Tensor* t = after.vars[static_cast<size_t>(v)].live ? reference->reference_tensor(v)
                                                                 : nullptr;
       if (!t) continue;
