@@ -4,9 +4,9 @@
 # budget) runs and passes, counting the known divergences it meets; among
 # them the upstream bug it found (pytorch-meta-set-resizes-storage-1.13:
 # the MetaConverter's set_ gives an emptied tensor a non-empty fake
-# storage, F2). Its regression file replays on the PyTorch backend to that
-# divergence, reported as expected (exit 0), and a reference-only reading of
-# the same entry is refused: `storcheck repro` names the divergence's field.
+# storage, F2), and no reproducer is written. Its regression file replays
+# on the PyTorch backend to that divergence (storage_nbytes 0 vs more), which
+# `storcheck repro` reports as that known divergence (exit 0).
 #   harness/pytorch_check.sh path/to/storcheck path/to/corpus/regressions
 set -uo pipefail
 bin=$1

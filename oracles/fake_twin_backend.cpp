@@ -56,6 +56,7 @@
 #include "impl/sparse.h"
 #include "impl/tensor.h"
 #include "oracles/backend.h"
+#include "oracles/layout_policy.h"
 
 namespace storcheck {
 
@@ -139,19 +140,10 @@ class FakeTwinBackend final : public Backend {
   /// twin]): the conversions from strided, sparse_coo_tensor, and coalesce
   /// of a real input that is not coalesced (a coalesced one is returned).
   bool sparse_from_data(const Step& s) const {
-    switch (s.op) {
-      case OpId::kToSparseCoo:
-      case OpId::kToSparseCsr:
-      case OpId::kToSparseCsc:
-      case OpId::kToSparseBsr:
-      case OpId::kToSparseBsc:
-      case OpId::kSparseCooTensor: return true;
-      case OpId::kCoalesce: {
-        const SparseTensor* in = real_->reference_sparse(s.args[0].var);
-        return !in || !(*in)->coalesced;
-      }
-      default: return false;
-    }
+    if (builds_sparse_from_strided(s.op)) return true;
+    if (s.op != OpId::kCoalesce) return false;
+    const SparseTensor* in = real_->reference_sparse(s.args[0].var);
+    return !in || !(*in)->coalesced;
   }
 
   /// A data-dependent sparse step: the real run's outcome, and the twin of

@@ -164,6 +164,21 @@ TEST(FakeTwin, SparseTwinsMatchEagerMetadataF6) {
   EXPECT_TRUE(twin[15].fake) << "add on a fake part";
 }
 
+// sparse_coo_tensor keeps its inputs as parts (S3): the twin's parts are
+// over the inputs' fake storages, so values() aliases the values input on
+// the twin as on eager (nnz 1: coalesced, so values() is allowed).
+TEST(FakeTwin, SparseCooTensorPartsShareTheInputsFakeStoragesS3) {
+  RunReport rep = crossref(
+      "t0 = zeros [2,1] i64\nt1 = rand [1,3] f32 5\nt2 = sparse_coo_tensor t0 t1 [4,4,3]\n"
+      "t3 = values t2\nt4 = indices t2\nmul_ t3 2\n");
+  ASSERT_FALSE(rep.diverged) << rep.divergence.to_string(Program{});
+  EXPECT_EQ(rep.steps_run, 6);
+  const std::vector<VarObs>& twin = rep.last[1].vars;
+  EXPECT_TRUE(twin[3].fake);
+  EXPECT_EQ(twin[3].alias_class, 1) << "values() shares t1's fake storage";
+  EXPECT_EQ(twin[4].alias_class, 0) << "indices() shares t0's fake storage";
+}
+
 TEST(FakeTwin, SparseIndexCheckOnDataIsTheRealRunsOutcome) {
   // An index written out of range through indices(): eager's to_dense
   // refuses (S8) from the data, which the twin has not.

@@ -79,19 +79,27 @@ const char* read_layouts(OpId op) {
 
 }  // namespace
 
+bool builds_sparse_from_strided(OpId op) {
+  switch (op) {
+    case OpId::kToSparseCoo:
+    case OpId::kToSparseCsr:
+    case OpId::kToSparseCsc:
+    case OpId::kToSparseBsr:
+    case OpId::kToSparseBsc:
+    case OpId::kSparseCooTensor: return true;
+    default: return false;
+  }
+}
+
 Error check_layouts(const Step& s, const std::array<OperandLayout, kMaxArgs>& in) {
   for (int k = 0; k < s.nargs; ++k) {
     if (s.args[k].kind != ArgKind::kVar) continue;
     const OperandLayout& x = in[static_cast<size_t>(k)];
+    if (builds_sparse_from_strided(s.op)) {  // Case 1)
+      if (is_sparse(x.layout) || x.meta) return refuse(s, k, x, "real strided tensors only");
+      continue;
+    }
     switch (s.op) {
-      case OpId::kToSparseCoo:
-      case OpId::kToSparseCsr:
-      case OpId::kToSparseCsc:
-      case OpId::kToSparseBsr:
-      case OpId::kToSparseBsc:
-      case OpId::kSparseCooTensor:  // Case 1)
-        if (is_sparse(x.layout) || x.meta) return refuse(s, k, x, "real strided tensors only");
-        break;
       case OpId::kToDense:
       case OpId::kCoalesce:
       case OpId::kIndices:

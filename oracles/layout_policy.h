@@ -27,6 +27,11 @@ struct OperandLayout {
   bool meta = false;  ///< a meta or fake tensor (no data)
 };
 
+/// Case 1) of Note [Layout policy]: the ops that build a sparse tensor from
+/// real strided tensors (to_sparse_*, sparse_coo_tensor). The nnz of their
+/// result comes from the data (the fake twin treats them as factories).
+bool builds_sparse_from_strided(OpId op);
+
 /// The error of a step whose operands' layouts its op does not take in
 /// storcheck's language (kUnsupportedLayout, or kUnsupportedFakeTensor /
 /// kInvalidArgument for the cases Note [Layout policy] names); kind kNone

@@ -281,12 +281,15 @@ class PythonBackend final : public Backend {
     // The first two int arguments: split/chunk/unbind's result count (case 1).
     long long int_args[2] = {0, 0};
     for (int a = 1; a < 3 && a < step.nargs; ++a)
-      if (step.args[a].kind == ArgKind::kInt) int_args[a - 1] = static_cast<long long>(step.args[a].i);
-    Ref r(call("sc_step", Py_BuildValue("(sssOOLLLL)", std::string(info.name).c_str(),
-                                        category_name(info.category), code.c_str(), out.get(),
-                                        ins.get(), static_cast<long long>(argument_bytes(step)),
-                                        static_cast<long long>(out_item), int_args[0], int_args[1])));
-    SC_ASSERT(r, "pytorch backend: sc_step failed inside storcheck's own Python: " + python_error());
+      if (step.args[a].kind == ArgKind::kInt)
+        int_args[a - 1] = static_cast<long long>(step.args[a].i);
+    Ref r(
+        call("sc_step", Py_BuildValue("(sssOOLLLL)", std::string(info.name).c_str(),
+                                      category_name(info.category), code.c_str(), out.get(),
+                                      ins.get(), static_cast<long long>(argument_bytes(step)),
+                                      static_cast<long long>(out_item), int_args[0], int_args[1])));
+    SC_ASSERT(r,
+              "pytorch backend: sc_step failed inside storcheck's own Python: " + python_error());
     if (r.get() == Py_None) return Error{};
     std::string what = str_of(PyTuple_GetItem(r.get(), 0));
     if (what == "refused") {

@@ -348,13 +348,15 @@ TEST(PytorchBackend, MetaOfCooIsTheKnownNnzDivergence) {
   ASSERT_TRUE(rep.diverged);
   EXPECT_EQ(rep.divergence.to_string(p),
             "step 3 (m0 = meta t1): nnz of m0: reference 5 vs pytorch 0");
-  const KnownDivergence* k = match_known_divergence("meta", "nnz", rep.divergence.mismatch.a,
-                                                    rep.divergence.mismatch.b, pytorch_version(), /*with_pytorch=*/true);
+  const KnownDivergence* k =
+      match_known_divergence("meta", "nnz", rep.divergence.mismatch.a, rep.divergence.mismatch.b,
+                             pytorch_version(), /*with_pytorch=*/true);
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(k->id, "pytorch-meta-sparse-coo-nnz-0-1.13");
-  EXPECT_EQ(match_known_divergence("fake", "nnz", rep.divergence.mismatch.a,
-                                   rep.divergence.mismatch.b, pytorch_version(), /*with_pytorch=*/true),
-            nullptr);
+  EXPECT_EQ(
+      match_known_divergence("fake", "nnz", rep.divergence.mismatch.a, rep.divergence.mismatch.b,
+                             pytorch_version(), /*with_pytorch=*/true),
+      nullptr);
 }
 
 }  // namespace

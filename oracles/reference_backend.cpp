@@ -312,8 +312,11 @@ class ReferenceBackend final : public Backend {
   /// S8 on the parts first (as LibTorch's backend checks them: an undersized
   /// part is reported as such), then Note [Sparse indices written through an
   /// accessor].
+  /// A fake twin's sparse tensor: its parts are fake, no data (Note [Fake twin]).
+  static bool has_meta_parts(const SparseTensor& s) { return s->values && s->values->is_meta(); }
+
   static Status check_parts_fit_then_indices(std::string_view op, const SparseTensor& s) {
-    if (s->values && s->values->is_meta()) return Status();  // a fake twin's: no data (Note [Fake twin])
+    if (has_meta_parts(s)) return Status();
     for (const Tensor* p : {&s->indices, &s->compressed_indices, &s->plain_indices, &s->values})
       if (*p && !storage_covers(**p)) return Status();  // the op's own S8 error comes first
     return check_sparse_indices(op, s);
@@ -327,7 +330,7 @@ class ReferenceBackend final : public Backend {
       observe_sparse_storage_none(v, sp->rank(), sp->sizes.data(), sp->dtype);
       v->layout = to_layout(sp->layout);
       v->device = Device::kCpu;
-      v->fake = sp->values && sp->values->fake;  // a fake twin's parts (Note [Fake twin])
+      v->fake = has_meta_parts(sp) && sp->values->fake;
       v->sparse_dim = sp->sparse_dim;
       v->dense_dim = sp->dense_dim;
       v->nnz = sp->nnz();
@@ -340,7 +343,7 @@ class ReferenceBackend final : public Backend {
       // The values are to_dense()'s, read outside the program's budget; an
       // undersized part (S8) or a dense form beyond one tensor's limit has none.
       v->values.clear();
-      if ((sp->values && sp->values->is_meta()) || !check_parts_fit_then_indices("observe", sp).ok()) {
+      if (has_meta_parts(sp) || !check_parts_fit_then_indices("observe", sp).ok()) {
         v->values_known = false;
         return;
       }

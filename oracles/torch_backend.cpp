@@ -1584,7 +1584,8 @@ Error TorchCpuBackend::run_sparse(const Step& s) {
       // Case 1) for the parts the reference allocates (their sizes depend on
       // the data, so LibTorch runs first and a refused result is dropped).
       std::vector<int64_t> part_bytes;
-      for (const at::Tensor& p : sparse_parts(r)) part_bytes.push_back(p.numel() * p.element_size());
+      for (const at::Tensor& p : sparse_parts(r))
+        part_bytes.push_back(p.numel() * p.element_size());
       if (Error e = check_allocs(op, part_bytes); e.kind != ErrorKind::kNone) return e;
       bind(s, std::move(r));
       for (int64_t b : part_bytes) commit(b);

@@ -15,7 +15,7 @@ namespace storcheck::cuda {
 namespace {
 
 Error cuda_error(const char* call, cudaError_t e) {
-  (void)cudaGetLastError();  // clear the sticky-free error state for the next call
+  (void)cudaGetLastError();  // reset the last error, so the next call's check sees its own
   return make_error(e == cudaErrorMemoryAllocation ? ErrorKind::kResourceLimit : ErrorKind::kOther,
                     std::string("cuda: ") + call + ": " + cudaGetErrorName(e) + ": " +
                         cudaGetErrorString(e));
@@ -49,7 +49,8 @@ Status device_geometry(const DeviceBuffer& b, const Geometry& g, DType d, const 
                           " is not " + std::string(dtype_name(d)) + "'s");
   int64_t numel = 0, need = 0;
   if (!g.numel(&numel) || !g.required_bytes(&need))
-    return make_error(ErrorKind::kStorageSizeOverflow, std::string(op) + ": the geometry overflows");
+    return make_error(ErrorKind::kStorageSizeOverflow,
+                      std::string(op) + ": the geometry overflows");
   for (int k = 0; k < g.rank; ++k)
     if (g.strides[k] < 0)
       return make_error(ErrorKind::kInvalidArgument, std::string(op) + ": a negative stride");

@@ -69,7 +69,8 @@ TEST(CudaDevice, AllocateZeroFillsCloneCopiesReleaseFreesR1R3C3) {
   cuda::DeviceBuffer b = cuda::DeviceBuffer::allocate(64).value();
   std::vector<uint8_t> bytes(64, 0xff);
   ASSERT_TRUE(b.download(bytes.data(), 64).ok());
-  EXPECT_EQ(bytes, std::vector<uint8_t>(64, 0)) << "a fresh or restored storage is zero-filled (R3)";
+  EXPECT_EQ(bytes, std::vector<uint8_t>(64, 0))
+      << "a fresh or restored storage is zero-filled (R3)";
   for (int k = 0; k < 64; ++k) bytes[static_cast<size_t>(k)] = static_cast<uint8_t>(k);
   ASSERT_TRUE(b.upload(bytes.data(), 64).ok());
   cuda::DeviceBuffer c = b.clone().value();
