@@ -66,6 +66,8 @@ void usage(std::ostream& o) {
   for (const FlagSpec& f : kFlags) {
     std::string n = std::string(f.name) + (f.kind == kBool ? "" : std::string(" ") + f.metavar);
     o << "  " << n;
+    // A name wider than the column goes on a line of its own.
+    if (n.size() >= 24) o << "\n" << std::string(26, ' ');
     for (size_t k = n.size(); k < 24; ++k) o << ' ';
     o << f.help << " [" << f.commands << "]\n";
   }

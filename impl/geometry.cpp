@@ -189,6 +189,63 @@ bool elements_intersect(const Geometry& a, const Geometry& b) {
   return hit;
 }
 
+namespace {
+/// The span of element offsets `g` reaches (max - min + 1), or -1 when a
+/// stride is negative or it overflows. numel > 0.
+int64_t offset_span(const Geometry& g) {
+  int64_t span = 1;
+  for (int d = 0; d < g.rank; ++d) {
+    if (g.strides[d] < 0) return -1;
+    int64_t term;
+    if (!mul_ok(g.sizes[d] - 1, g.strides[d], &term) || !add_ok(span, term, &span)) return -1;
+  }
+  return span;
+}
+}  // namespace
+
+bool observe_by_offset(const Geometry& g) {
+  int64_t n;
+  if (!g.numel(&n) || n <= kObserveAllElements) return false;
+  int64_t span = offset_span(g);
+  return span > 0 && n > span;
+}
+
+std::vector<int64_t> distinct_offsets(const Geometry& g) {
+  int64_t n;
+  if (!g.numel(&n) || n == 0) return {};
+  const int64_t span = offset_span(g);
+  if (span <= 0) return {};
+  // reached: bit k set when offset g.offset + k is reached. Each dim of size
+  // m and stride s turns the set R into R + {0, s, ..., (m-1)s}, by doubling:
+  // with R covering multiples 0..c-1, R | R << (k*s) covers 0..c+k-1 (k <= c).
+  const size_t words = static_cast<size_t>((span + 63) / 64);
+  std::vector<uint64_t> reached(words, 0);
+  reached[0] = 1;
+  auto shift_or = [&](int64_t by) {  // reached |= reached << by
+    const size_t q = static_cast<size_t>(by / 64);
+    const unsigned r = static_cast<unsigned>(by % 64);
+    for (size_t i = words; i-- > q;) {  // high to low: reads only unmodified words
+      uint64_t v = reached[i - q] << r;
+      if (r != 0 && i > q) v |= reached[i - q - 1] >> (64 - r);
+      reached[i] |= v;
+    }
+  };
+  for (int d = 0; d < g.rank; ++d) {
+    const int64_t m = g.sizes[d], s = g.strides[d];
+    if (m < 2 || s == 0) continue;
+    for (int64_t have = 1; have < m;) {
+      const int64_t k = std::min(have, m - have);
+      shift_or(k * s);  // k * s <= (m - 1) * s < span: no overflow
+      have += k;
+    }
+  }
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < words; ++i)
+    for (uint64_t w = reached[i]; w != 0; w &= w - 1)
+      out.push_back(g.offset + static_cast<int64_t>(i * 64) + __builtin_ctzll(w));
+  return out;
+}
+
 void contiguous_strides(int rank, const int64_t* sizes, int64_t* strides) {
   int64_t z = 1;
   for (int d = rank - 1; d >= 0; --d) {

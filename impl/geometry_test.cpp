@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -325,6 +326,70 @@ TEST(GeometryForEachOffset, RankZeroVisitsTheOffsetOnce) {
 
 TEST(GeometryForEachOffset, EmptyVisitsNothing) {
   EXPECT_TRUE(offsets_of(Geometry::of({2, 0, 3}, {3, 3, 1}, 0, 4)).empty());
+}
+
+// --- observe_by_offset, distinct_offsets (Note [Observing overlapping views]) ---
+
+/// for_each_offset's offsets, sorted and deduplicated: what distinct_offsets
+/// must equal.
+std::vector<int64_t> brute_distinct(const Geometry& g) {
+  std::vector<int64_t> v = offsets_of(g);
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+TEST(GeometryDistinctOffsets, ExpandReachesOnlyTheBaseElements) {
+  // expand of a [4] tensor at offset 2 to [100000, 1000, 4]: 4e8 elements.
+  Geometry g = Geometry::of({100000, 1000, 4}, {0, 0, 1}, 2, 4);
+  EXPECT_TRUE(observe_by_offset(g));
+  EXPECT_EQ(distinct_offsets(g), (std::vector<int64_t>{2, 3, 4, 5}));
+}
+
+TEST(GeometryDistinctOffsets, OverlappingStridesReachTheirSums) {
+  // as_strided [3, 4] [2, 1]: offsets 0..7, some twice; with gaps: [2, 3] [5, 2].
+  EXPECT_EQ(distinct_offsets(Geometry::of({3, 4}, {2, 1}, 0, 4)),
+            (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(distinct_offsets(Geometry::of({2, 3}, {5, 2}, 1, 4)),
+            (std::vector<int64_t>{1, 3, 5, 6, 8, 10}));
+}
+
+TEST(GeometryDistinctOffsets, EmptyAndScalar) {
+  EXPECT_TRUE(distinct_offsets(Geometry::of({2, 0}, {1, 1}, 0, 4)).empty());
+  EXPECT_EQ(distinct_offsets(Geometry::of({}, {}, 7, 4)), (std::vector<int64_t>{7}));
+}
+
+TEST(GeometryDistinctOffsets, MatchesEnumerationOnManyShapes) {
+  // Every combination of sizes and strides below, across word boundaries
+  // (strides up to 70, spans past 128 bits) and odd size counts (the
+  // doubling's last partial step).
+  const int64_t sizes[] = {1, 2, 3, 5, 7, 64};
+  const int64_t strides[] = {0, 1, 3, 63, 64, 70};
+  int checked = 0;
+  for (int64_t m0 : sizes)
+    for (int64_t m1 : sizes)
+      for (int64_t s0 : strides)
+        for (int64_t s1 : strides) {
+          Geometry g = Geometry::of({m0, 3, m1}, {s0, 5, s1}, 9, 2);
+          ASSERT_EQ(distinct_offsets(g), brute_distinct(g))
+              << "sizes [" << m0 << ",3," << m1 << "] strides [" << s0 << ",5," << s1 << "]";
+          ++checked;
+        }
+  EXPECT_EQ(checked, 6 * 6 * 6 * 6);
+}
+
+TEST(GeometryObserveByOffset, OnlyLargeViewsThatRepeatOffsets) {
+  // Repeats offsets but numel 65536 is not above kObserveAllElements.
+  EXPECT_FALSE(observe_by_offset(Geometry::of({65536}, {0}, 0, 4)));
+  EXPECT_TRUE(observe_by_offset(Geometry::of({65537}, {0}, 0, 4)));
+  // Large but reaches numel distinct offsets (contiguous, strided, transposed).
+  EXPECT_FALSE(observe_by_offset(Geometry::of({1 << 20}, {1}, 0, 1)));
+  EXPECT_FALSE(observe_by_offset(Geometry::of({1024, 1024}, {1, 2048}, 0, 1)));
+  // Overlapping strides: numel 90000 > span 599.
+  EXPECT_TRUE(observe_by_offset(Geometry::of({300, 300}, {1, 1}, 0, 4)));
+  // Numel overflow or a negative stride: never (callers reject those views).
+  EXPECT_FALSE(observe_by_offset(Geometry::of({kTwo62, 4}, {0, 0}, 0, 4)));
+  EXPECT_FALSE(observe_by_offset(Geometry::of({1 << 20}, {-1}, 0, 4)));
 }
 
 }  // namespace

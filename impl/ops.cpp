@@ -517,6 +517,15 @@ bool restores(const char* op) {
 
 using namespace detail;  // NOLINT: this file is the implementation of detail's users
 
+Status check_step_reads(const Context& ctx, const TensorImpl& t, const char* op) {
+  if (t.is_meta() || t.numel() <= ctx.max_step_reads) return {};
+  return err(ErrorKind::kResourceLimit,
+             std::string(op) + ": would read " + to_string(t.numel()) +
+                 " elements of its input (sizes " + format_sizes(t.geom) + ", strides " +
+                 format_strides(t.geom) + "), more than storcheck's limit of " +
+                 to_string(ctx.max_step_reads) + " per step (Limits::max_step_reads)");
+}
+
 bool storage_covers(const TensorImpl& t) {
   int64_t need;
   if (!t.geom.required_bytes(&need)) return false;
@@ -525,9 +534,19 @@ bool storage_covers(const TensorImpl& t) {
 
 void read_elements(const TensorImpl& t, std::vector<uint8_t>* out) {
   const size_t is = static_cast<size_t>(t.geom.itemsize);
-  size_t at = out->size();
-  out->resize(at + static_cast<size_t>(t.numel()) * is);
   const uint8_t* base = t.storage->read_data();
+  size_t at = out->size();
+  if (observe_by_offset(t.geom)) {
+    const std::vector<int64_t> offs = distinct_offsets(t.geom);
+    out->resize(at + offs.size() * is);
+    uint8_t* dst = out->data() + at;
+    for (int64_t o : offs) {
+      std::memcpy(dst, base + o * static_cast<int64_t>(is), is);
+      dst += is;
+    }
+    return;
+  }
+  out->resize(at + static_cast<size_t>(t.numel()) * is);
   uint8_t* dst = out->data() + at;
   for_each_offset(t.geom, [&](int64_t o) {
     std::memcpy(dst, base + o * static_cast<int64_t>(is), is);
@@ -1348,6 +1367,7 @@ Result<Tensor> sum(Context& ctx, const Tensor& t) {
   auto out = new_tensor(ctx, g, r, "sum");
   if (!out.ok()) return out;
   Status st = check_compute_input(*t, "sum");
+  if (st.ok()) st = check_step_reads(ctx, *t, "sum");  // Note [Elements a step reads]
   if (!st.ok()) {
     refund(ctx, out.value());
     return st.error();

@@ -146,10 +146,29 @@ Status resize_storage(Context& ctx, const Tensor& t, int64_t nbytes);
 /// Marks t's storage non-resizable (a from_blob-like external buffer).
 Status set_nonresizable(const Tensor& t);
 
+// Note [Elements a step reads]
+// The allocation limits bound what a step writes, and a tensor that reaches
+// each of its offsets once reads no more than its storage holds. A view
+// that repeats offsets does not: sum of an expand of 4 elements to
+// [100000, 1000, 4] reads 4e8 elements (20 s in the reference), and of an
+// as_strided [100, 100, 100, 100, 100] with strides 1, 1e10 (LibTorch too
+// would run for minutes). The ops that read their whole input into a result
+// not sized by it, sum and to_sparse_*, therefore raise kResourceLimit in
+// every backend when the input has more than Limits::max_step_reads elements,
+// right after their S8 check. Meta inputs read nothing and are exempt (F9).
+// Every other op that reads its input whole allocates a result as large, so
+// the allocation limits bound it already.
+
+/// kResourceLimit naming `op` when real `t` has more than
+/// ctx.max_step_reads elements (Note [Elements a step reads]).
+Status check_step_reads(const Context& ctx, const TensorImpl& t, const char* op);
+
 // --- Observation helpers -----------------------------------------------------------
 /// True when the storage holds every byte the geometry can address (S8).
 bool storage_covers(const TensorImpl& t);
-/// Appends the elements in row-major order (itemsize bytes each).
+/// Appends the elements in row-major order (itemsize bytes each), or the
+/// elements at its distinct offsets when observe_by_offset(t.geom) (Note
+/// [Observing overlapping views], impl/geometry.h).
 void read_elements(const TensorImpl& t, std::vector<uint8_t>* out);
 
 /// Most results split/chunk/unbind may produce (harness policy: more would

@@ -17,7 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "impl/fake.h"
 #include "impl/rand.h"
+#include "impl/sparse.h"
 
 namespace storcheck {
 
@@ -155,6 +157,27 @@ TEST_F(OpsTest, AllocationsBeyondMaxTotalBytesAreResourceLimit) {
   EXPECT_EQ(kind(zeros(ctx, Ints{4}, DType::kF32)), ErrorKind::kNone);
   EXPECT_EQ(kind(zeros(ctx, Ints{1}, DType::kU8)), ErrorKind::kResourceLimit);
   EXPECT_EQ(ctx.budget.used, 32);
+}
+
+// Note [Elements a step reads]: sum and to_sparse_* of a view that repeats
+// offsets read at most ctx.max_step_reads elements; meta inputs read none.
+TEST_F(OpsTest, SumAndToSparseOfHugeExpandedViewAreResourceLimit) {
+  Tensor base = must(arange(ctx, Ints{4}, DType::kF32));
+  Tensor big = must(expand(base, Ints{100000, 1000, 4}));  // 4e8 elements over 4
+  Result<Tensor> s = sum(ctx, big);
+  ASSERT_EQ(kind(s), ErrorKind::kResourceLimit);
+  EXPECT_NE(s.error().message.find("400000000 elements"), std::string::npos) << s.error().message;
+  EXPECT_EQ(to_sparse_coo(ctx, big, 3).error().kind, ErrorKind::kResourceLimit);
+  EXPECT_EQ(to_sparse_csr(ctx, big).error().kind, ErrorKind::kResourceLimit);
+  // At the limit it runs: 2^20 elements, sum 2^18 * (0 + 1 + 2 + 3).
+  Tensor edge = must(expand(base, Ints{1 << 18, 4}));
+  Tensor e = must(sum(ctx, edge));
+  EXPECT_EQ(load_as_double(e->storage->read_data(), DType::kF64), 6.0 * (1 << 18));
+  ctx.max_step_reads = (1 << 20) - 1;
+  EXPECT_EQ(kind(sum(ctx, edge)), ErrorKind::kResourceLimit);
+  // A meta input reads nothing.
+  Tensor meta = must(expand(must(to_meta(base)), Ints{100000, 1000, 4}));
+  EXPECT_EQ(kind(sum(ctx, meta)), ErrorKind::kNone);
 }
 
 // === Views: S2, S3 ================================================================

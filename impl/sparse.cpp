@@ -255,6 +255,7 @@ Result<SparseTensor> dense_to_compressed(Context& ctx, const Tensor& t, SparseLa
   const bool blocked = is_blocked_layout(layout);
   // Policies: S8 on the input, the rank of the blocked values.
   Status st = check_readable(*t, op, "the input");
+  if (st.ok()) st = check_step_reads(ctx, *t, op);  // Note [Elements a step reads] (impl/ops.h)
   if (!st.ok()) return st.error();
   if (blocked) {
     st = rank_policy(t->rank() + 1, op, "values");
@@ -488,6 +489,7 @@ int64_t SparseTensorImpl::batch_dim() const {
 Result<SparseTensor> to_sparse_coo(Context& ctx, const Tensor& t, int64_t sparse_dim) {
   const char* op = "to_sparse";
   Status st = check_readable(*t, op, "the input");
+  if (st.ok()) st = check_step_reads(ctx, *t, op);  // Note [Elements a step reads] (impl/ops.h)
   if (!st.ok()) return st.error();
   const int64_t dims = t->rank();
   const std::string args = "to_sparse(sparse_dim=" + to_string(sparse_dim) +

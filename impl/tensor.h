@@ -63,6 +63,8 @@ std::string format_strides(const Geometry& g);
 /// Per-run state of the reference: the allocation budget.
 struct Context {
   AllocBudget budget;
+  /// Limits::max_step_reads (Note [Elements a step reads], impl/ops.h).
+  int64_t max_step_reads = 1 << 20;
   /// The op being run takes a meta (or fake) input: fresh tensors get meta
   /// storages and allocate nothing (Note [Meta execution] in impl/ops.cpp).
   bool meta = false;

@@ -47,7 +47,9 @@ std::string format_values(const VarObs& v, size_t max_elems) {
     s += element_str(v.values.data() + k * is, v.dtype);
   }
   if (n > max_elems) s += ", ... (" + std::to_string(n) + " elements)";
-  return s + "]";
+  s += "]";
+  // Note [Observing overlapping views] (impl/geometry.h)
+  return observed_by_offset(v) ? "at its distinct offsets " + s : s;
 }
 
 bool compare_observations(const Observation& a, const Capabilities& ca, const Observation& b,

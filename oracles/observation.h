@@ -69,7 +69,9 @@ struct VarObs {
   bool version_known = false;
   int64_t version = 0;
   bool values_known = false;
-  std::vector<uint8_t> values;  ///< numel * itemsize bytes, row-major
+  /// numel * itemsize bytes, row-major; for a view observed_by_offset(),
+  /// the elements at its distinct offsets (Note [Observing overlapping views]).
+  std::vector<uint8_t> values;
   // Copy-on-write (group C), where the backend can observe it:
   bool is_cow = false;
   /// Smallest live VarId whose storage's data pointer is this one's (the
@@ -135,6 +137,12 @@ inline Geometry observed_geometry(const VarObs& v) {
   g.offset = v.offset;
   g.itemsize = itemsize(v.dtype);
   return g;
+}
+
+/// Note [Observing overlapping views] (impl/geometry.h): `values` holds the
+/// elements at the view's distinct offsets, in increasing offset order.
+inline bool observed_by_offset(const VarObs& v) {
+  return !is_sparse(v.layout) && observe_by_offset(observed_geometry(v));
 }
 
 /// On a meta storage (meta and fake tensors): no data, no values.

@@ -226,9 +226,10 @@ class PythonBackend final : public Backend {
     Ref names(PyTuple_New(program.num_vars()));
     for (int v = 0; v < program.num_vars(); ++v)
       PyTuple_SET_ITEM(names.get(), v, PyUnicode_FromString(program.var_names[static_cast<size_t>(v)].c_str()));
-    Ref r(call("sc_begin", Py_BuildValue("(OLLO)", names.get(),
+    Ref r(call("sc_begin", Py_BuildValue("(OLLLO)", names.get(),
                                          static_cast<long long>(limits.max_tensor_bytes),
                                          static_cast<long long>(limits.max_program_bytes),
+                                         static_cast<long long>(limits.max_step_reads),
                                          fault_active(Fault::kMemoStrongRef) ? Py_True : Py_False)));
     SC_ASSERT(r, "pytorch backend: sc_begin failed: " + python_error());
   }

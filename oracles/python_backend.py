@@ -26,12 +26,13 @@ lazy_clone.noted = True  # the emitted scripts' note on stdout is not for a back
 class ScRun:
     """One program's state: its variables, converters and allocations."""
 
-    def __init__(self, names, max_tensor, max_program):
+    def __init__(self, names, max_tensor, max_program, max_reads):
         self.names = names
         self.v = {}  # variable name -> tensor (the steps' local namespace)
         self.mode = FakeTensorMode()  # `fake`, `fake_from_meta`: PyTorch's FakeTensorConverter
         self.meta = MetaConverter()   # `meta`: PyTorch's MetaConverter
         self.max_tensor, self.max_program, self.total = max_tensor, max_program, 0
+        self.max_reads = max_reads  # Limits::max_step_reads
         self.memo_step = False
         self.converted = []  # (real, conversion) weak references, per conversion step
 
@@ -40,11 +41,11 @@ RUN = None
 SC_CODE = {}  # compiled step spellings
 
 
-def sc_begin(names, max_tensor, max_program, plant_strong_ref):
+def sc_begin(names, max_tensor, max_program, max_reads, plant_strong_ref):
     global RUN
     RUN = None  # the previous program's tensors and converters die first
     FOREIGN.clear()  # from_blob's helper keeps its numpy-backed storages per script
-    RUN = ScRun(list(names), max_tensor, max_program)
+    RUN = ScRun(list(names), max_tensor, max_program, max_reads)
     # Fault::kMemoStrongRef (impl/fault.h, test builds): the converters keep
     # every real tensor they convert, strongly, as a leaking memo would (F3).
     RUN.planted = [] if plant_strong_ref else None
@@ -195,6 +196,10 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0):
             return ("case 3: an input needs more bytes than its storage holds (emptied, R2, or "
                     "undersized, R7); storcheck's LibTorch backend restores it (R3) or refuses "
                     "the step (S8) by its own rules")
+    # Note [Elements a step reads] (impl/ops.h): after the S8 cases above.
+    if (op == "sum" or op.startswith("to_sparse")) and ts and ts[0].layout == torch.strided \
+            and ts[0].numel() > RUN.max_reads:
+        return "case 1: a sum or to_sparse_* reading more elements than Limits::max_step_reads"
     est = alloc
     if op in SC_RESHAPING and ts:
         est = max(est, ts[0].numel() * (out_itemsize or ts[0].element_size()))
@@ -328,6 +333,32 @@ def sc_sparse_values(t):
         return None
 
 
+SC_OBSERVE_ALL_ELEMENTS = 1 << 16  # kObserveAllElements (impl/geometry.h)
+
+
+def sc_strided_values(t):
+    """A covered strided tensor's values: its elements in row-major order, or, under Note
+    [Observing overlapping views] (impl/geometry.h), those at its distinct offsets."""
+    n = t.numel()
+    if n == 0:
+        return b""
+    span = 1 + sum((m - 1) * s for m, s in zip(t.shape, t.stride()))
+    if n <= SC_OBSERVE_ALL_ELEMENTS or n <= span:
+        return t.detach().clone(memory_format=torch.contiguous_format).numpy().tobytes()
+    reached = torch.zeros(span, dtype=torch.bool)
+    reached[0] = True
+    for m, s in zip(t.shape, t.stride()):
+        if m < 2 or s == 0:
+            continue
+        have = 1
+        while have < m:  # reached covers multiples 0..have-1 of s; double it
+            k = min(have, m - have)
+            reached[k * s:] |= reached[:span - k * s].clone()
+            have += k
+    flat = t.detach().as_strided((span,), (1,), t.storage_offset())
+    return flat[reached].numpy().tobytes()
+
+
 def sc_observe(all_values, fresh):
     """Per variable: None, or (sizes, strides, offset, dtype, kind, nbytes, data_null, alias,
     identity, version, values bytes or None, sparse metadata or None); kind 0 cpu, 1 meta,
@@ -357,8 +388,7 @@ def sc_observe(all_values, fresh):
         if (all_values or k == fresh) and not sc_is_meta(t) and not sc_undersized(t):
             # numpy() of the tensor itself would mark its storage non-resizable
             # for good (PyTorch 1.13): read a private copy.
-            values = t.detach().clone(memory_format=torch.contiguous_format).numpy().tobytes() \
-                if t.numel() else b""
+            values = sc_strided_values(t)
         # Note [Versions of converted tensors]
         # PyTorch 1.13's MetaConverter builds each conversion with set_(storage, offset,
         # sizes, strides) on a fresh meta tensor, which bumps its version counter, so

@@ -67,6 +67,9 @@ TEST(PytorchBackend, HandWrittenProgramsObserveLikeLibTorch) {
       "t0 = ones [4] i64\nt1 = narrow t0 0 1 2\nshrink t0\nt2 = zeros [2,2] u8\nfill_ t2 true\ndrop t1\n",
       // Meta tensors through LibTorch's to(kMeta) (F8).
       "t0 = arange [2,3] f32\nt1 = t t0\nt2 = to_meta t1\nt3 = to_meta t0\nt4 = add t2 1\n",
+      // Note [Observing overlapping views]: views observed by distinct offsets.
+      "t0 = arange [4] f32\nt1 = expand t0 [100000,1000,4]\nadd_ t0 1\n"
+      "t2 = arange [700] i64\nt3 = as_strided t2 [300,300] [1,1] 3\nmul_ t2 3\n",
   };
   for (const char* text : programs) {
     Program p = parse(text);

@@ -71,6 +71,7 @@ class ReferenceBackend final : public Backend {
     ctx_ = Context{};
     ctx_.budget.max_tensor_bytes = limits.max_tensor_bytes;
     ctx_.budget.max_total_bytes = limits.max_program_bytes;
+    ctx_.max_step_reads = limits.max_step_reads;
     restored_.clear();
     fake_conv_ = MetaConverter(/*fake=*/true);
     meta_conv_ = MetaConverter(/*fake=*/false);

@@ -54,6 +54,9 @@ namespace {
 //      Limits::max_tensor_bytes, or a run total beyond max_program_bytes, is
 //      kResourceLimit. The total is the sum of the bytes of every successful
 //      allocation of the run (it never decreases; a failed op adds nothing).
+//      sum and to_sparse_* on a real input of more than
+//      Limits::max_step_reads elements: kResourceLimit, after Case 3) (Note
+//      [Elements a step reads], impl/ops.h).
 //   Case 2) Rank: unsqueeze, unsqueeze_, unfold, unflatten whose result rank
 //      would exceed kMaxDims: kResourceLimit (whatever the dim arguments).
 //   Case 3) S8: compute kernels (add_, mul_, fill_, zero_, copy_ on dst and
@@ -445,6 +448,17 @@ class TorchCpuBackend final : public Backend {
                      std::to_string(t.storage_offset()) + " needs " +
                      (no_overflow ? std::to_string(need) : std::string("(overflow)")) +
                      " bytes but its storage has " + std::to_string(storage_nbytes(t)));
+  }
+
+  /// Case 1), Note [Elements a step reads] (impl/ops.h): sum and to_sparse_*
+  /// read at most Limits::max_step_reads elements of a real input.
+  Error check_step_reads(std::string_view op, const at::Tensor& t) const {
+    if (t.is_meta() || t.numel() <= limits_.max_step_reads) return ok();
+    return error(ErrorKind::kResourceLimit,
+                 std::string(op) + ": would read " + std::to_string(t.numel()) +
+                     " elements of its input (sizes " + list_str(t.sizes()) + ", strides " +
+                     list_str(t.strides()) + "), more than storcheck's limit of " +
+                     std::to_string(limits_.max_step_reads) + " per step (Limits::max_step_reads)");
   }
 
   /// Case 2).
@@ -1008,6 +1022,7 @@ Error TorchCpuBackend::run_cow_op(const Step& s) {
       DType r = is_floating(from_torch(t.scalar_type())) ? DType::kF64 : DType::kI64;
       if (Error e = check_alloc("sum", itemsize(r)); e.kind != ErrorKind::kNone) return e;
       if (Error e = check_fits("sum", t, "input"); e.kind != ErrorKind::kNone) return e;
+      if (Error e = check_step_reads("sum", t); e.kind != ErrorKind::kNone) return e;
       at::Tensor out;
       {
         at::AutoDispatchBelowADInplaceOrView below;  // a fresh tensor: version 0
@@ -1545,8 +1560,19 @@ void TorchCpuBackend::observe(Observation* obs, const ObserveScope& scope) {
     if (o.values_known && need > 0) {
       const uint8_t* base = storage_data(t);
       const size_t size = static_cast<size_t>(g.itemsize);
+      uint8_t* out;
+      if (observe_by_offset(g)) {  // Note [Observing overlapping views] (impl/geometry.h)
+        const std::vector<int64_t> offs = distinct_offsets(g);
+        o.values.resize(offs.size() * size);
+        out = o.values.data();
+        for (int64_t off : offs) {
+          std::memcpy(out, base + off * g.itemsize, size);
+          out += size;
+        }
+        continue;
+      }
       o.values.resize(static_cast<size_t>(t.numel()) * size);
-      uint8_t* out = o.values.data();
+      out = o.values.data();
       for_each_offset(g, [&](int64_t off) {
         std::memcpy(out, base + off * g.itemsize, size);
         out += size;
@@ -1575,6 +1601,7 @@ Error TorchCpuBackend::run_sparse(const Step& s) {
     case OpId::kToSparseBsr:
     case OpId::kToSparseBsc: {
       if (Error e = check_fits(op, t, "the input"); e.kind != ErrorKind::kNone) return e;
+      if (Error e = check_step_reads(op, t); e.kind != ErrorKind::kNone) return e;
       at::Tensor r;
       if (s.op == OpId::kToSparseCoo) r = t.to_sparse(s.args[1].i);
       else if (s.op == OpId::kToSparseCsr) r = t.to_sparse_csr();

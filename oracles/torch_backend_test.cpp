@@ -76,6 +76,33 @@ TEST(TorchBackend, TransposeIsAViewWithSwappedStrides) {
   EXPECT_EQ(values_of<float>(t1), (std::vector<float>{0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11}));
 }
 
+// Note [Observing overlapping views]: a view of 4e8 elements over a 4-element
+// storage is observed by the elements at its 4 distinct offsets (cow_fuzzer
+// timed out reading them all); below kObserveAllElements, row-major as ever.
+TEST(TorchBackend, HugeExpandedViewIsObservedByItsDistinctOffsets) {
+  Outcome r = run_program("t0 = arange [4] i32\nt1 = expand t0 [100000,1000,4]\n"
+                          "t2 = expand t0 [2,4]\n");
+  ASSERT_EQ(r.error(3).kind, ErrorKind::kNone) << r.error(3).message;
+  const VarObs& t1 = r.var(3, 1);
+  ASSERT_TRUE(t1.values_known);
+  EXPECT_TRUE(observed_by_offset(t1));
+  EXPECT_EQ(values_of<int32_t>(t1), (std::vector<int32_t>{0, 1, 2, 3}));
+  const VarObs& t2 = r.var(3, 2);
+  EXPECT_FALSE(observed_by_offset(t2));
+  EXPECT_EQ(values_of<int32_t>(t2), (std::vector<int32_t>{0, 1, 2, 3, 0, 1, 2, 3}));
+}
+
+// Note [Elements a step reads]: LibTorch's sum and to_sparse of a view that
+// repeats offsets are refused past Limits::max_step_reads, after S8.
+TEST(TorchBackend, SumAndToSparseOfHugeExpandedViewAreResourceLimit) {
+  Outcome r = run_program("t0 = arange [4] f32\nt1 = expand t0 [100000,1000,4]\nt2 = sum t1\n"
+                          "t3 = to_sparse_coo t1 3\nt4 = expand t0 [262144,4]\nt5 = sum t4\n");
+  EXPECT_EQ(r.error(3).kind, ErrorKind::kResourceLimit) << r.error(3).message;
+  EXPECT_EQ(r.error(4).kind, ErrorKind::kResourceLimit) << r.error(4).message;
+  ASSERT_EQ(r.error(6).kind, ErrorKind::kNone) << r.error(6).message;
+  EXPECT_EQ(values_of<double>(r.var(6, 5)), (std::vector<double>{6.0 * 262144}));
+}
+
 TEST(TorchBackend, ArangeConvertsIndicesToBoolAndU8) {
   Outcome r = run_program("t0 = arange [3] bool\nt1 = arange [300] u8\n");
   ASSERT_EQ(r.error(2).kind, ErrorKind::kNone) << r.error(2).message;

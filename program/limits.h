@@ -23,6 +23,9 @@ struct Limits {
   int64_t max_name_bytes = 32;           ///< a variable name
   int64_t max_tensor_bytes = 1 << 20;    ///< bytes one allocation may take
   int64_t max_program_bytes = 16 << 20;  ///< bytes all allocations of a run may take
+  /// Elements one sum or to_sparse_* step may read from its input (Note
+  /// [Elements a step reads], impl/ops.h).
+  int64_t max_step_reads = 1 << 20;
 };
 
 }  // namespace storcheck
