@@ -221,12 +221,15 @@ class ReferenceBackend final : public Backend {
 
   /// Binds a strided result; one that shares the storage of the step's
   /// first operand keeps that operand's sparse base (PyTorch's _base of a
-  /// view of values(), indices(), ...: F4 refuses to convert it).
+  /// view of values(), indices(), ...: F4 refuses to convert it). detach
+  /// shares the storage but is no view in PyTorch 1.13 (`_is_view()` is
+  /// false, `_base` None), so its result converts, and so do views of it
+  /// (their _base is the detached tensor); found by fake_fuzzer.
   void bind_strided(const Step& s, Tensor t, const SparseTensor& base = nullptr) {
     SparseBase b;
     if (base) {
       b = SparseBase{base, base->layout};
-    } else if (s.nargs > 0 && s.args[0].kind == ArgKind::kVar) {
+    } else if (s.op != OpId::kDetach && s.nargs > 0 && s.args[0].kind == ArgKind::kVar) {
       const Tensor& in = vars_[s.args[0].var];
       if (in && t && in->storage == t->storage) b = sparse_base_[s.args[0].var];
     }
