@@ -162,11 +162,7 @@ class ReferenceBackend final : public Backend {
         continue;
       }
       const Geometry& g = t->geom;
-      v.rank = g.rank;
-      for (int d = 0; d < g.rank; ++d) {
-        v.sizes[d] = g.sizes[d];
-        v.strides[d] = g.strides[d];
-      }
+      set_observed_dims(&v, g.rank, g.sizes.data(), g.strides.data());
       v.offset = g.offset;
       v.dtype = t->dtype;
       v.layout = Layout::kStrided;
