@@ -276,13 +276,20 @@ bool last_sharer_takes_ownership(const Program& p, const Step& s, const Observat
 
 bool refcount_matches_sharers(const Program& p, const Step&, const Observation&,
                               const Observation& after, std::string* why) {
+  // A real sparse tensor holds its parts' storages, which no variable may
+  // name any more (sparse_coo_tensor aliases its values; lazy_clone of the
+  // values, then drop them: the block still has two sharers; found by
+  // fake_fuzzer): with one live, sharers may outnumber the storages seen.
+  bool hidden = false;
+  for (const VarObs& y : after.vars) hidden = hidden || (y.live && is_sparse(y.layout) && !observed_meta(y));
   for (size_t v = 0; v < after.vars.size(); ++v) {
     const VarObs& x = after.vars[v];
     if (!x.live || !x.is_cow || x.data_class < 0) continue;
     std::set<int32_t> storages;
     for (const VarObs& y : after.vars)
       if (y.live && y.data_class == x.data_class) storages.insert(y.alias_class);
-    if (static_cast<int64_t>(storages.size()) != x.cow_refs)
+    const int64_t seen = static_cast<int64_t>(storages.size());
+    if (hidden ? seen > x.cow_refs : seen != x.cow_refs)
       return fail(why, "C2: " + p.var_names[v] + "'s block counts " + std::to_string(x.cow_refs) +
                            " sharers but " + std::to_string(storages.size()) +
                            " live storages point at it");

@@ -26,6 +26,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "impl/error.h"
 #include "impl/sparse.h"
@@ -51,13 +52,17 @@ struct Capabilities {
   std::string_view skipped_note;
 };
 
-/// Which variables' element values observe() must read again. Metadata
-/// (sizes, strides, aliasing, versions, data addresses) is always read for
-/// every variable; values only where the step could have changed them.
-/// See Note [Incremental observation] in oracles/runner.cpp.
+/// Which variables observe() must read again. See Note [Incremental
+/// observation] in oracles/runner.cpp.
 struct ObserveScope {
-  bool all_values = true;  ///< every live variable
-  VarId fresh = kNoVar;    ///< else only this one (and any variable newly live)
+  /// Only these variables (ascending, closed under the alias, identity and
+  /// data-address classes: every variable sharing one with a listed
+  /// variable is listed); the others keep their last observation, except
+  /// that data_moved is false. Null: every variable. A backend may always
+  /// observe more (every variable) than it is asked to.
+  const std::vector<VarId>* vars = nullptr;
+  bool all_values = true;  ///< element values of every observed live variable
+  VarId fresh = kNoVar;    ///< else only this one's (and any variable newly live)
 };
 
 class Backend {

@@ -53,7 +53,7 @@ std::string format_values(const VarObs& v, size_t max_elems) {
 }
 
 bool compare_observations(const Observation& a, const Capabilities& ca, const Observation& b,
-                          const Capabilities& cb, Mismatch* m) {
+                          const Capabilities& cb, Mismatch* m, const std::vector<VarId>* only) {
   auto fail = [&](const char* field, VarId var, std::string x, std::string y) {
     m->field = field;
     m->var = var;
@@ -81,7 +81,9 @@ bool compare_observations(const Observation& a, const Capabilities& ca, const Ob
   }
   size_t n = std::max(a.vars.size(), b.vars.size());
   static const VarObs kDead;
-  for (size_t k = 0; k < n; ++k) {
+  const size_t count = only ? only->size() : n;
+  for (size_t i = 0; i < count; ++i) {
+    const size_t k = only ? static_cast<size_t>((*only)[i]) : i;
     const VarObs& x = k < a.vars.size() ? a.vars[k] : kDead;
     const VarObs& y = k < b.vars.size() ? b.vars[k] : kDead;
     VarId v = static_cast<VarId>(k);

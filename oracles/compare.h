@@ -31,9 +31,11 @@ struct Mismatch {
   std::string b;       ///< the second backend's value, printed
 };
 
-/// True when equal on every field both can observe; else fills *m.
+/// True when equal on every field both can observe; else fills *m. With
+/// `only`, compares just those variables (Note [Incremental observation]).
 bool compare_observations(const Observation& a, const Capabilities& ca, const Observation& b,
-                          const Capabilities& cb, Mismatch* m);
+                          const Capabilities& cb, Mismatch* m,
+                          const std::vector<VarId>* only = nullptr);
 
 /// Prints a VarObs field for reports ("[3, 4]", "f32", "[1.5, 2, nan]").
 std::string format_values(const VarObs& v, size_t max_elems = 16);

@@ -130,7 +130,12 @@ class FakeTwinBackend final : public Backend {
   }
 
   void observe(Observation* obs, const ObserveScope& scope = {}) override {
-    fakes_->observe(obs, scope);
+    // Every twin (Note [Incremental observation]: a backend may observe
+    // more): the runner's list follows the eager classes, and a twin that
+    // aliases differently must show it in full.
+    ObserveScope all = scope;
+    all.vars = nullptr;
+    fakes_->observe(obs, all);
   }
 
   std::string take_invariant_finding() override { return std::exchange(finding_, {}); }

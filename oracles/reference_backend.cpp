@@ -147,19 +147,24 @@ class ReferenceBackend final : public Backend {
     alias_.reset(vars_.size());
     identity_.reset(vars_.size());
     data_.reset(vars_.size());
-    for (size_t k = 0; k < vars_.size(); ++k) {
+    // Note [Incremental observation] (oracles/runner.cpp): only the listed
+    // variables; the others did not move.
+    for (size_t k : moved_)
+      if (k < obs->vars.size()) obs->vars[k].data_moved = false;
+    moved_.clear();
+    auto observe_var = [&](size_t k) {
       VarObs& v = obs->vars[k];
       const Tensor& t = vars_[k];
       bool refresh = scope.all_values || static_cast<VarId>(k) == scope.fresh || !v.live;
       if (sparse_[k] || sparse_meta_[k]) {
         observe_sparse(k, refresh, &v);
-        continue;
+        return;
       }
       v.live = t != nullptr;
       v.layout = Layout::kStrided;
       if (!v.live) {
         last_data_[k] = nullptr;
-        continue;
+        return;
       }
       const Geometry& g = t->geom;
       set_observed_dims(&v, g.rank, g.sizes.data(), g.strides.data());
@@ -189,11 +194,18 @@ class ReferenceBackend final : public Backend {
         v.values_known = !meta && storage_covers(*t);
         if (v.values_known) read_elements(*t, &v.values);
       }
+      if (v.data_moved) moved_.push_back(k);
+    };
+    if (scope.vars) {
+      for (VarId k : *scope.vars) observe_var(static_cast<size_t>(k));
+    } else {
+      for (size_t k = 0; k < vars_.size(); ++k) observe_var(k);
     }
   }
 
  private:
   FirstIndex alias_, identity_, data_;  ///< observe()'s classes
+  std::vector<size_t> moved_;            ///< variables observe() last saw move
   /// See sparse_base_.
   struct SparseBase {
     std::weak_ptr<SparseTensorImpl> base;

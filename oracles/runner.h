@@ -83,6 +83,21 @@ class Runner {
   Limits limits_;
   std::vector<Observation> obs_;
   Observation before_;
+  // Note [Incremental observation]: the classes of each variable after the
+  // last observation (from the first backend's), the variables the next
+  // step may change, and scratch marks.
+  std::vector<int32_t> alias_, identity_, data_;
+  std::vector<uint8_t> live_, mark_;
+  /// Live members of each alias, identity and data class (by class id): a
+  /// step whose seeds share no class with another variable needs no scan of
+  /// every variable.
+  std::vector<int32_t> members_[3];
+  bool sparse_seen_ = false;  ///< a sparse step ran: every later step is full
+  std::vector<VarId> dirty_;
+  /// Fills dirty_ for `step`; false when every variable must be observed.
+  bool dirty_vars(const Step& step);
+  /// Records the classes of the observed variables (all when `vars` is null).
+  void note_classes(const Observation& o, const std::vector<VarId>* vars);
 };
 
 }  // namespace storcheck

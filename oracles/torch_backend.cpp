@@ -595,6 +595,7 @@ class TorchCpuBackend final : public Backend {
   TorchConverter fake_conv_, meta_conv_;
   bool meta_step_ = false;  ///< the running step has a meta or fake input
   FirstIndex alias_, identity_, data_;  ///< observe()'s classes
+  std::vector<size_t> moved_;            ///< variables observe() last saw move
 };
 
 Error TorchCpuBackend::run_factory(const Step& s) {
@@ -1500,7 +1501,12 @@ void TorchCpuBackend::observe(Observation* obs, const ObserveScope& scope) {
   alias_.reset(n);
   identity_.reset(n);
   data_.reset(n);
-  for (size_t v = 0; v < n; ++v) {
+  // Note [Incremental observation] (oracles/runner.cpp): only the listed
+  // variables; the others did not move.
+  for (size_t v : moved_)
+    if (v < obs->vars.size()) obs->vars[v].data_moved = false;
+  moved_.clear();
+  auto observe_var = [&](size_t v) {
     VarObs& o = obs->vars[v];
     const at::Tensor& t = vars_[v];
     bool refresh = scope.all_values || static_cast<VarId>(v) == scope.fresh || !o.live;
@@ -1516,11 +1522,11 @@ void TorchCpuBackend::observe(Observation* obs, const ObserveScope& scope) {
       o.version_known = false;
       o.version = 0;
       o.values_known = false;
-      continue;
+      return;
     }
     if (is_sparse_tensor(t)) {
       observe_sparse(t, v, refresh, &o);
-      continue;
+      return;
     }
     o.layout = Layout::kStrided;
     // Straight from the TensorImpl: this loop runs for every variable after
@@ -1554,7 +1560,8 @@ void TorchCpuBackend::observe(Observation* obs, const ObserveScope& scope) {
     o.identity_class = identity_.find_or_insert(impl, self);
     o.version_known = true;
     o.version = static_cast<int64_t>(impl->version_counter().current_version());
-    if (!refresh) continue;
+    if (o.data_moved) moved_.push_back(v);
+    if (!refresh) return;
     const Geometry g = geometry_of(t);
     int64_t need = 0;
     o.values_known = !meta && g.required_bytes(&need) && need <= o.storage_nbytes;
@@ -1570,7 +1577,7 @@ void TorchCpuBackend::observe(Observation* obs, const ObserveScope& scope) {
           std::memcpy(out, base + off * g.itemsize, size);
           out += size;
         }
-        continue;
+        return;
       }
       o.values.resize(static_cast<size_t>(t.numel()) * size);
       out = o.values.data();
@@ -1579,6 +1586,11 @@ void TorchCpuBackend::observe(Observation* obs, const ObserveScope& scope) {
         out += size;
       });
     }
+  };
+  if (scope.vars) {
+    for (VarId v : *scope.vars) observe_var(static_cast<size_t>(v));
+  } else {
+    for (size_t v = 0; v < n; ++v) observe_var(v);
   }
 }
 
