@@ -77,18 +77,17 @@ bool Runner::dirty_vars(const Step& step) {
   // ids are variable ids, so one byte per variable holds both.
   mark_.assign(n, 0);
   auto seed = [&](VarId v) {
-    if (v == kNoVar) return true;
+    if (v == kNoVar) return;
     const size_t k = static_cast<size_t>(v);
     mark_[k] |= 1;
-    if (!live_[k]) return true;
+    if (!live_[k]) return;
     if (alias_[k] >= 0) mark_[static_cast<size_t>(alias_[k])] |= 2;
     if (identity_[k] >= 0) mark_[static_cast<size_t>(identity_[k])] |= 4;
     if (data_[k] >= 0) mark_[static_cast<size_t>(data_[k])] |= 8;
-    return true;
   };
   for (int a = 0; a < step.nargs; ++a)
-    if (step.args[a].kind == ArgKind::kVar && !seed(step.args[a].var)) return false;
-  if (!seed(step.out)) return false;
+    if (step.args[a].kind == ArgKind::kVar) seed(step.args[a].var);
+  seed(step.out);
   dirty_.clear();
   // No seed shares a class with another variable: the seeds alone, without
   // a pass over every variable.
