@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -244,6 +245,27 @@ std::vector<int64_t> distinct_offsets(const Geometry& g) {
     for (uint64_t w = reached[i]; w != 0; w &= w - 1)
       out.push_back(g.offset + static_cast<int64_t>(i * 64) + __builtin_ctzll(w));
   return out;
+}
+
+void read_observed_elements(const uint8_t* base, const Geometry& g, std::vector<uint8_t>* out) {
+  const size_t is = static_cast<size_t>(g.itemsize);
+  const size_t at = out->size();
+  auto copy_at = [&](uint8_t* dst, int64_t offset) {
+    std::memcpy(dst, base + offset * g.itemsize, is);
+    return dst + is;
+  };
+  if (observe_by_offset(g)) {
+    const std::vector<int64_t> offs = distinct_offsets(g);
+    out->resize(at + offs.size() * is);
+    uint8_t* dst = out->data() + at;
+    for (int64_t o : offs) dst = copy_at(dst, o);
+    return;
+  }
+  int64_t n = 0;
+  if (!g.numel(&n) || n == 0) return;
+  out->resize(at + static_cast<size_t>(n) * is);
+  uint8_t* dst = out->data() + at;
+  for_each_offset(g, [&](int64_t o) { dst = copy_at(dst, o); });
 }
 
 void contiguous_strides(int rank, const int64_t* sizes, int64_t* strides) {

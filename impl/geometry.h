@@ -107,6 +107,12 @@ bool observe_by_offset(const Geometry& g);
 /// required_bytes against the storage first).
 std::vector<int64_t> distinct_offsets(const Geometry& g);
 
+/// Appends what an observation reads of the elements of `g` over the bytes
+/// at `base` (which hold every byte `g` addresses): each element's itemsize
+/// bytes, in row-major order, or at its distinct offsets when
+/// observe_by_offset(g). Every backend reads values through this.
+void read_observed_elements(const uint8_t* base, const Geometry& g, std::vector<uint8_t>* out);
+
 /// Calls fn(element_offset) for each element in row-major logical order.
 template <typename Fn>
 void for_each_offset(const Geometry& g, Fn&& fn) {

@@ -533,25 +533,7 @@ bool storage_covers(const TensorImpl& t) {
 }
 
 void read_elements(const TensorImpl& t, std::vector<uint8_t>* out) {
-  const size_t is = static_cast<size_t>(t.geom.itemsize);
-  const uint8_t* base = t.storage->read_data();
-  size_t at = out->size();
-  if (observe_by_offset(t.geom)) {
-    const std::vector<int64_t> offs = distinct_offsets(t.geom);
-    out->resize(at + offs.size() * is);
-    uint8_t* dst = out->data() + at;
-    for (int64_t o : offs) {
-      std::memcpy(dst, base + o * static_cast<int64_t>(is), is);
-      dst += is;
-    }
-    return;
-  }
-  out->resize(at + static_cast<size_t>(t.numel()) * is);
-  uint8_t* dst = out->data() + at;
-  for_each_offset(t.geom, [&](int64_t o) {
-    std::memcpy(dst, base + o * static_cast<int64_t>(is), is);
-    dst += is;
-  });
+  read_observed_elements(t.storage->read_data(), t.geom, out);
 }
 
 // --- Factories ---------------------------------------------------------------

@@ -1,7 +1,5 @@
 #include "oracles/runner.h"
 
-#include <algorithm>
-
 #include "program/text_format.h"
 
 namespace storcheck {
@@ -89,28 +87,6 @@ bool Runner::dirty_vars(const Step& step) {
     if (step.args[a].kind == ArgKind::kVar) seed(step.args[a].var);
   seed(step.out);
   dirty_.clear();
-  // No seed shares a class with another variable: the seeds alone, without
-  // a pass over every variable.
-  bool shared = false;
-  auto alone = [&](VarId v) {
-    if (v == kNoVar || !live_[static_cast<size_t>(v)]) return true;
-    const size_t k = static_cast<size_t>(v);
-    const int32_t ids[3] = {alias_[k], identity_[k], data_[k]};
-    for (int c = 0; c < 3; ++c)
-      if (ids[c] >= 0 && members_[c][static_cast<size_t>(ids[c])] > 1) return false;
-    return true;
-  };
-  for (int a = 0; a < step.nargs && !shared; ++a)
-    shared = step.args[a].kind == ArgKind::kVar && !alone(step.args[a].var);
-  shared = shared || !alone(step.out);
-  if (!shared) {
-    for (int a = 0; a < step.nargs; ++a)
-      if (step.args[a].kind == ArgKind::kVar) dirty_.push_back(step.args[a].var);
-    if (step.out != kNoVar) dirty_.push_back(step.out);
-    std::sort(dirty_.begin(), dirty_.end());
-    dirty_.erase(std::unique(dirty_.begin(), dirty_.end()), dirty_.end());
-    return true;
-  }
   for (size_t k = 0; k < n; ++k) {
     bool in = (mark_[k] & 1) != 0;
     if (!in && live_[k]) {
@@ -124,19 +100,12 @@ bool Runner::dirty_vars(const Step& step) {
 }
 
 void Runner::note_classes(const Observation& o, const std::vector<VarId>* vars) {
-  auto count = [&](size_t k, int32_t d) {
-    const int32_t ids[3] = {alias_[k], identity_[k], data_[k]};
-    for (int c = 0; c < 3; ++c)
-      if (ids[c] >= 0) members_[c][static_cast<size_t>(ids[c])] += d;
-  };
   auto note = [&](size_t k) {
     const VarObs& v = o.vars[k];
-    count(k, -1);
     live_[k] = v.live;
     alias_[k] = v.live ? v.alias_class : -1;
     identity_[k] = v.live ? v.identity_class : -1;
     data_[k] = v.live ? v.data_class : -1;
-    count(k, +1);
   };
   if (vars) {
     for (VarId v : *vars) note(static_cast<size_t>(v));
@@ -179,7 +148,6 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
   alias_.assign(nv, -1);
   identity_.assign(nv, -1);
   data_.assign(nv, -1);
-  for (std::vector<int32_t>& m : members_) m.assign(nv, 0);
   sparse_seen_ = false;
   bool last_full = true;  // nothing observed yet
   size_t last_run = 0;
@@ -247,18 +215,14 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
         return diverge(k, backends_[0]->name(), "SEMANTICS", finding("invariant", why, ""));
       if (full) {
         before_ = obs_[0];
-      } else {  // the other variables are as they were (data_moved aside)
-        Observation& b = before_;
-        const Observation& a = obs_[0];
-        b.error = a.error;
-        b.error_message = a.error_message;
-        b.skipped = a.skipped;
-        b.cow_copies = a.cow_copies;
-        b.memo_known = a.memo_known;
-        b.fake_memo = a.fake_memo;
-        b.meta_memo = a.meta_memo;
-        b.vars.resize(a.vars.size());
-        for (VarId v : dirty_) b.vars[static_cast<size_t>(v)] = a.vars[static_cast<size_t>(v)];
+      } else {  // every field but the other variables, which are as they were
+        std::vector<VarObs> kept = std::move(before_.vars), now = std::move(obs_[0].vars);
+        before_ = obs_[0];
+        obs_[0].vars = std::move(now);
+        before_.vars = std::move(kept);
+        before_.vars.resize(obs_[0].vars.size());
+        for (VarId v : dirty_)
+          before_.vars[static_cast<size_t>(v)] = obs_[0].vars[static_cast<size_t>(v)];
       }
     }
     for (size_t b = 0; b < nb; ++b) {

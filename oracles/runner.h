@@ -88,10 +88,6 @@ class Runner {
   // step may change, and scratch marks.
   std::vector<int32_t> alias_, identity_, data_;
   std::vector<uint8_t> live_, mark_;
-  /// Live members of each alias, identity and data class (by class id): a
-  /// step whose seeds share no class with another variable needs no scan of
-  /// every variable.
-  std::vector<int32_t> members_[3];
   bool sparse_seen_ = false;  ///< a sparse step ran: every later step is full
   std::vector<VarId> dirty_;
   /// Fills dirty_ for `step`; false when every variable must be observed.

@@ -1565,27 +1565,7 @@ void TorchCpuBackend::observe(Observation* obs, const ObserveScope& scope) {
     const Geometry g = geometry_of(t);
     int64_t need = 0;
     o.values_known = !meta && g.required_bytes(&need) && need <= o.storage_nbytes;
-    if (o.values_known && need > 0) {
-      const uint8_t* base = storage_data(t);
-      const size_t size = static_cast<size_t>(g.itemsize);
-      uint8_t* out;
-      if (observe_by_offset(g)) {  // Note [Observing overlapping views] (impl/geometry.h)
-        const std::vector<int64_t> offs = distinct_offsets(g);
-        o.values.resize(offs.size() * size);
-        out = o.values.data();
-        for (int64_t off : offs) {
-          std::memcpy(out, base + off * g.itemsize, size);
-          out += size;
-        }
-        return;
-      }
-      o.values.resize(static_cast<size_t>(t.numel()) * size);
-      out = o.values.data();
-      for_each_offset(g, [&](int64_t off) {
-        std::memcpy(out, base + off * g.itemsize, size);
-        out += size;
-      });
-    }
+    if (o.values_known && need > 0) read_observed_elements(storage_data(t), g, &o.values);
   };
   if (scope.vars) {
     for (VarId v : *scope.vars) observe_var(static_cast<size_t>(v));
