@@ -106,12 +106,14 @@ enum class ArgKind : uint8_t { kNone, kVar, kInt, kList, kScalar, kDType };
 
 /// One argument of a step; `kind` says which field holds it.
 struct Arg {
+  // What a runner reads for every step (kind, var) first, in the first
+  // bytes of the Arg: steps are read from cold memory (issue 8).
   ArgKind kind = ArgKind::kNone;
+  DTypeArg dtype = DTypeArg::kF32;
   VarId var = kNoVar;
   int64_t i = 0;
-  IntList list;
   ScalarLit scalar;
-  DTypeArg dtype = DTypeArg::kF32;
+  IntList list;
 
   static Arg variable(VarId v) { Arg a; a.kind = ArgKind::kVar; a.var = v; return a; }
   static Arg integer(int64_t x) { Arg a; a.kind = ArgKind::kInt; a.i = x; return a; }
@@ -124,9 +126,9 @@ struct Arg {
 /// One line of a program: `out = op args...` or `op args...`.
 struct Step {
   OpId op = OpId::kDrop;
+  uint8_t nargs = 0;
   VarId out = kNoVar;  ///< the defined variable, for ops with a tensor result
   std::array<Arg, kMaxArgs> args{};
-  uint8_t nargs = 0;
   const OpInfo& info() const { return op_info(op); }
   bool operator==(const Step& o) const;
 };
