@@ -1,5 +1,7 @@
 #include "oracles/runner.h"
 
+#include <algorithm>
+
 #include "program/text_format.h"
 
 namespace storcheck {
@@ -29,17 +31,38 @@ std::string Divergence::to_string(const Program& p) const {
 //    smallest member (its id) changes when a member is bound or dropped.
 // The set is closed under the classes, so each backend computes the class
 // ids over it alone. Every variable is observed and compared (a "full"
-// observation) after rehydrate and reshrink (they act on every emptied
-// storage), after a conversion (its memo may return the tensor or storage
-// of any earlier conversion: `t2 = meta t0` is t1 when `t1 = meta t0`
-// came first), after every step from the first sparse step on (a sparse
-// tensor's parts share one version counter across their storages, so a
-// write through values() bumps the version of row_indices(); and its
-// parts' storages are no variable's class; found by the lockstep test in
-// harness/incremental_test.cpp), every kFullEvery run steps,
-// and after the last step: a backend that changes what the step cannot
-// is still caught, by the next full observation, at most kFullEvery steps
-// later.
+// observation) after a step whose set holds a sparse-tainted variable
+// (rule 3), after rehydrate and reshrink while a sparse-tainted variable
+// lives (rule 5), every kFullEvery run steps, and after the last step: a backend that
+// changes what the step cannot is still caught, by the next full
+// observation, at most kFullEvery steps later.
+// 3) A sparse tensor's parts share one version counter across their
+//    storages (a write through values() bumps the version of
+//    row_indices()), and their storages are no variable's class (found by
+//    the lockstep test in harness/incremental_test.cpp). So a variable is
+//    sparse-tainted when it is an operand or the result of a sparse step
+//    (sparse_coo_tensor's operands become the parts), the result of a step
+//    with a tainted operand, or shares a class with a tainted variable at
+//    an observation; taint never goes. Every variable that can share a
+//    storage or a version counter with a part is tainted before it can be
+//    written, so a step whose set has no tainted variable cannot reach a
+//    part.
+// 4) A conversion's memo may return the tensor or the storage of any
+//    earlier conversion (`t2 = meta t0` is t1 when `t1 = meta t0` came
+//    first). Conversion-tainted variables (the results of conversions,
+//    then as in rule 3: derived results and class members) are all seeds
+//    of a conversion step.
+// 5) rehydrate acts on every storage of a live emptied tensor, reshrink on
+//    every storage rehydrate restored since the last reshrink. Their seeds
+//    are the variables whose storage had 0 bytes at the last observation
+//    (a superset of the emptied ones), resp. the restore-tainted ones: the
+//    variables of a rehydrate's set, then as in rule 3; a reshrink that
+//    succeeds clears that taint. A sparse tensor's part can be such a
+//    storage without a variable (its values input dropped), so while a
+//    sparse-tainted variable lives these two steps observe in full.
+// (Until 2026-11 every step after the first sparse step, every conversion
+// and every rehydrate and reshrink observed in full: 15% of the steps of 256-step programs and
+// 72% of the variables observed.)
 // Element values are read again only where the step could have changed
 // them: every observed variable after a step that writes data or changes a
 // storage or a tensor's geometry in place (categories kInplace,
@@ -65,52 +88,128 @@ static ObserveScope scope_of(const Step& step) {
 }
 
 bool Runner::dirty_vars(const Step& step) {
-  if (step.info().category == OpCategory::kSparse) sparse_seen_ = true;
-  if (sparse_seen_ || step.op == OpId::kRehydrate || step.op == OpId::kReshrink ||
-      step.info().category == OpCategory::kConvert)
-    return false;
-  const size_t n = live_.size();
-  // mark_[k]: bit 0, variable k is a seed (rule 1); bits 1, 2, 3: the
-  // alias, identity, data class whose id is k is a seed's (rule 2). Class
-  // ids are variable ids, so one byte per variable holds both.
-  mark_.assign(n, 0);
+  // Rules 3 and 4: taint by derivation, before any early return.
+  const OpCategory cat = step.info().category;
+  uint8_t from_operands = cat == OpCategory::kSparse    ? kSparseTaint
+                          : cat == OpCategory::kConvert ? kConvertTaint
+                                                        : 0;
+  for (int a = 0; a < step.nargs; ++a) {
+    if (step.args[a].kind != ArgKind::kVar) continue;
+    const VarId v = step.args[a].var;
+    if (cat == OpCategory::kSparse) add_taint(v, kSparseTaint);
+    from_operands |= taint_[static_cast<size_t>(v)];
+  }
+  if (step.out != kNoVar) add_taint(step.out, from_operands);
+  const bool restore = step.op == OpId::kRehydrate || step.op == OpId::kReshrink;
+  if (restore && sparse_live()) return false;  // rule 5
+  // Rules 1 and 2, over the class member lists: the cost is the size of
+  // the set, not the number of variables.
+  dirty_.clear();
   auto seed = [&](VarId v) {
     if (v == kNoVar) return;
-    const size_t k = static_cast<size_t>(v);
-    mark_[k] |= 1;
-    if (!live_[k]) return;
-    if (alias_[k] >= 0) mark_[static_cast<size_t>(alias_[k])] |= 2;
-    if (identity_[k] >= 0) mark_[static_cast<size_t>(identity_[k])] |= 4;
-    if (data_[k] >= 0) mark_[static_cast<size_t>(data_[k])] |= 8;
+    add_dirty(v);
+    for_classes(v, [&](std::vector<VarId>& members) {
+      for (VarId m : members) add_dirty(m);
+    });
   };
   for (int a = 0; a < step.nargs; ++a)
     if (step.args[a].kind == ArgKind::kVar) seed(step.args[a].var);
   seed(step.out);
-  dirty_.clear();
-  for (size_t k = 0; k < n; ++k) {
-    bool in = (mark_[k] & 1) != 0;
-    if (!in && live_[k]) {
-      in = (alias_[k] >= 0 && (mark_[static_cast<size_t>(alias_[k])] & 2)) ||
-           (identity_[k] >= 0 && (mark_[static_cast<size_t>(identity_[k])] & 4)) ||
-           (data_[k] >= 0 && (mark_[static_cast<size_t>(data_[k])] & 8));
-    }
-    if (in) dirty_.push_back(static_cast<VarId>(k));
-  }
+  if (cat == OpCategory::kConvert)  // rule 4
+    for (VarId v : converted_)
+      if (live_[static_cast<size_t>(v)]) seed(v);
+  if (restore)  // rule 5
+    for (size_t k = 0; k < live_.size(); ++k)
+      if (live_[k] && (step.op == OpId::kRehydrate ? empty_[k] != 0
+                                                   : (taint_[k] & kRestoreTaint) != 0))
+        seed(static_cast<VarId>(k));
+  clear_marks();
+  if (step.op == OpId::kRehydrate)
+    for (VarId v : dirty_) add_taint(v, kRestoreTaint);
+  for (VarId v : dirty_)
+    if (taint_[static_cast<size_t>(v)] & kSparseTaint) return false;  // rule 3
+  std::sort(dirty_.begin(), dirty_.end());  // backends number classes in VarId order
   return true;
+}
+
+bool Runner::sparse_live() const {
+  for (size_t k = 0; k < live_.size(); ++k)
+    if (live_[k] && (taint_[k] & kSparseTaint)) return true;
+  return false;
+}
+
+void Runner::add_taint(VarId v, uint8_t taint) {
+  uint8_t& t = taint_[static_cast<size_t>(v)];
+  if ((taint & kConvertTaint) && !(t & kConvertTaint)) converted_.push_back(v);
+  t |= taint;
+}
+
+void Runner::add_dirty(VarId v) {
+  uint8_t& m = mark_[static_cast<size_t>(v)];
+  if (m & 1) return;
+  if (m == 0) marked_.push_back(v);
+  m |= 1;
+  dirty_.push_back(v);
+}
+
+template <typename F>
+void Runner::for_classes(VarId v, F&& f) {
+  const size_t k = static_cast<size_t>(v);
+  if (!live_[k]) return;
+  for (int c = 0; c < kClassKinds; ++c) {
+    const int32_t id = class_[c][k];
+    if (id < 0) continue;
+    uint8_t& m = mark_[static_cast<size_t>(id)];
+    const uint8_t bit = static_cast<uint8_t>(2 << c);
+    if (m & bit) continue;  // this class's members were visited already
+    if (m == 0) marked_.push_back(id);
+    m |= bit;
+    f(members_[c][static_cast<size_t>(id)]);
+  }
+}
+
+void Runner::clear_marks() {
+  for (VarId v : marked_) mark_[static_cast<size_t>(v)] = 0;
+  marked_.clear();
 }
 
 void Runner::note_classes(const Observation& o, const std::vector<VarId>* vars) {
   auto note = [&](size_t k) {
     const VarObs& v = o.vars[k];
     live_[k] = v.live;
-    alias_[k] = v.live ? v.alias_class : -1;
-    identity_[k] = v.live ? v.identity_class : -1;
-    data_[k] = v.live ? v.data_class : -1;
+    empty_[k] = v.live && v.layout == Layout::kStrided && v.storage_nbytes == 0;
+    const int32_t now[kClassKinds] = {v.live ? v.alias_class : -1, v.live ? v.identity_class : -1,
+                                      v.live ? v.data_class : -1};
+    for (int c = 0; c < kClassKinds; ++c) {
+      int32_t& cur = class_[c][k];
+      if (cur == now[c]) continue;
+      if (cur >= 0) {
+        std::vector<VarId>& old = members_[c][static_cast<size_t>(cur)];
+        old.erase(std::find(old.begin(), old.end(), static_cast<VarId>(k)));
+      }
+      if (now[c] >= 0) members_[c][static_cast<size_t>(now[c])].push_back(static_cast<VarId>(k));
+      cur = now[c];
+    }
   };
-  if (vars) {
-    for (VarId v : *vars) note(static_cast<size_t>(v));
-  } else {
-    for (size_t k = 0; k < o.vars.size() && k < live_.size(); ++k) note(k);
+  const size_t n = std::min(o.vars.size(), live_.size());
+  auto each_observed = [&](auto&& f) {
+    if (vars) {
+      for (VarId v : *vars) f(static_cast<size_t>(v));
+    } else {
+      for (size_t k = 0; k < n; ++k) f(k);
+    }
+  };
+  each_observed(note);
+  // Rules 3 to 5: a class with a tainted member taints every member with
+  // that taint. The observed set holds whole classes (the closure).
+  for (uint8_t taint : {kSparseTaint, kConvertTaint, kRestoreTaint}) {
+    each_observed([&](size_t k) {
+      if (!(taint_[k] & taint)) return;
+      for_classes(static_cast<VarId>(k), [&](std::vector<VarId>& members) {
+        for (VarId m : members) add_taint(m, taint);
+      });
+    });
+    clear_marks();
   }
 }
 
@@ -145,10 +244,15 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
   }
   const size_t nv = static_cast<size_t>(program.num_vars());
   live_.assign(nv, 0);
-  alias_.assign(nv, -1);
-  identity_.assign(nv, -1);
-  data_.assign(nv, -1);
-  sparse_seen_ = false;
+  empty_.assign(nv, 0);
+  mark_.assign(nv, 0);
+  for (int c = 0; c < kClassKinds; ++c) {
+    class_[c].assign(nv, -1);
+    for (std::vector<VarId>& m : members_[c]) m.clear();
+    members_[c].resize(nv);
+  }
+  converted_.clear();
+  taint_.assign(nv, 0);
   bool last_full = true;  // nothing observed yet
   size_t last_run = 0;
   for (size_t k = 0; k < program.steps.size(); ++k) {
@@ -166,7 +270,8 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
     ++rep.steps_run;
     last_run = k;
     // Note [Incremental observation]
-    const bool full = rep.steps_run % kFullEvery == 0 || !dirty_vars(step);
+    const bool listed = dirty_vars(step);  // always: it also updates the taint (rule 3)
+    const bool full = rep.steps_run % kFullEvery == 0 || !listed;
     const std::vector<VarId>* only = full ? nullptr : &dirty_;
     last_full = full;
     ObserveScope scope = scope_of(step);
@@ -209,6 +314,8 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
         return diverge(k, backends_[0]->name(), backends_[b]->name(), std::move(m));
     }
     if (nb > 0) note_classes(obs_[0], only);
+    if (step.op == OpId::kReshrink && nb > 0 && obs_[0].error == ErrorKind::kNone)
+      for (uint8_t& t : taint_) t &= static_cast<uint8_t>(~kRestoreTaint);  // rule 5
     if (hook) {
       std::string why;
       if (!hook(program, k, before_, obs_[0], &why))

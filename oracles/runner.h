@@ -83,15 +83,37 @@ class Runner {
   Limits limits_;
   std::vector<Observation> obs_;
   Observation before_;
-  // Note [Incremental observation]: the classes of each variable after the
-  // last observation (from the first backend's), the variables the next
-  // step may change, and scratch marks.
-  std::vector<int32_t> alias_, identity_, data_;
+  // Note [Incremental observation]: after the last observation (from the
+  // first backend's), each variable's alias, identity and data class
+  // (class_[0..2], -1 when dead) and each class's live members (members_,
+  // indexed by class id), the variables the next step may change (dirty_),
+  // and scratch marks (mark_, all zero between calls; marked_ lists the
+  // ones set).
+  static constexpr int kClassKinds = 3;
+  std::vector<int32_t> class_[kClassKinds];
+  std::vector<std::vector<VarId>> members_[kClassKinds];
   std::vector<uint8_t> live_, mark_;
-  bool sparse_seen_ = false;  ///< a sparse step ran: every later step is full
-  std::vector<VarId> dirty_;
+  /// Live strided variables whose storage had 0 bytes (rule 5).
+  std::vector<uint8_t> empty_;
+  std::vector<VarId> marked_, dirty_;
+  /// Per variable, kSparseTaint (rule 3), kConvertTaint (rule 4) and
+  /// kRestoreTaint (rule 5);
+  /// converted_ lists the variables with kConvertTaint.
+  std::vector<uint8_t> taint_;
+  std::vector<VarId> converted_;
+  static constexpr uint8_t kSparseTaint = 1, kConvertTaint = 2, kRestoreTaint = 4;
   /// Fills dirty_ for `step`; false when every variable must be observed.
   bool dirty_vars(const Step& step);
+  void add_taint(VarId v, uint8_t taint);
+  /// Whether a live variable is sparse-tainted.
+  bool sparse_live() const;
+  /// Appends v to dirty_ unless it is there (mark_ bit 0).
+  void add_dirty(VarId v);
+  /// Calls f(members) for each class of live variable v not visited since
+  /// the last clear_marks() (mark_ bits 1, 2, 3 on the class id).
+  template <typename F>
+  void for_classes(VarId v, F&& f);
+  void clear_marks();
   /// Records the classes of the observed variables (all when `vars` is null).
   void note_classes(const Observation& o, const std::vector<VarId>* vars);
 };
