@@ -154,6 +154,37 @@ Pass runs_pass(Runner* runner, const std::vector<Program>* programs) {
   };
 }
 
+/// A pass: every program through one backend's run_step alone, without
+/// the runner, observations or comparison: what the backend's execution
+/// costs. Steps follow Note [Step outcome rules] (oracles/runner.h): one
+/// reading an unbound variable is skipped, a failed step leaves its output
+/// unbound, a refusal ends the program.
+Pass execution_pass(Backend* backend, const std::vector<Program>* programs) {
+  return [backend, programs] {
+    Measure m;
+    m.programs = static_cast<int64_t>(programs->size());
+    std::vector<char> bound;
+    Clock::time_point t0 = Clock::now();
+    for (const Program& p : *programs) {
+      backend->begin(p, Limits{});
+      bound.assign(static_cast<size_t>(p.num_vars()), 0);
+      for (const Step& step : p.steps) {
+        bool skip = false;
+        for (int a = 0; a < step.nargs; ++a)
+          if (step.args[a].kind == ArgKind::kVar && !bound[step.args[a].var]) skip = true;
+        if (skip) continue;
+        ++m.steps_run;
+        const bool failed = backend->run_step(step).kind != ErrorKind::kNone;
+        if (!backend->take_refusal().empty()) break;
+        if (step.out != kNoVar) bound[step.out] = failed ? 0 : 1;
+        if (step.op == OpId::kDrop) bound[step.args[0].var] = 0;
+      }
+    }
+    m.seconds = seconds_since(t0);
+    return m;
+  };
+}
+
 /// A pass: generation and the run together, program by program, as
 /// check_property runs a differential property.
 Pass end_to_end_pass(Runner* runner, const GenConfig& cfg, uint64_t seed, int64_t n) {
@@ -289,6 +320,9 @@ void print_table(const BenchReport& r, std::ostream& out) {
         << "x  (target >= 10x: " << (rt >= 10 ? "met" : "missed") << ")\n";
     out << "ratio full check / LibTorch only:  " << fmt("%.2f", ft)
         << "x  (1.0 would mean the reference and the comparison cost nothing)\n";
+    out << "ratio reference / LibTorch, execution only: "
+        << fmt("%.2f", ratio(r, "reference_execution", "torch_cpu_execution"))
+        << "x  (run_step alone: no runner, observation or comparison)\n";
   }
   if (const ModeRow* full = find_mode(r, "full_check"); full && !full->skipped)
     out << "diverged programs per pass (full check): " << full->m.diverged << " of "
@@ -362,7 +396,8 @@ void print_json(const BenchReport& r, std::ostream& out) {
   out << "  \"ratios\": {\"reference_over_torch\": "
       << num_or_null(ratio(r, "reference", "torch_cpu"))
       << ", \"full_check_over_torch\": " << num_or_null(ratio(r, "full_check", "torch_cpu"))
-      << "},\n";
+      << ", \"reference_over_torch_execution_only\": "
+      << num_or_null(ratio(r, "reference_execution", "torch_cpu_execution")) << "},\n";
   out << "  \"scaling_mode\": \"" << r.scaling_mode << "\",\n";
   out << "  \"length_scaling\": [\n";
   for (size_t k = 0; k < r.by_length.size(); ++k) {
@@ -422,6 +457,8 @@ int run_bench(const BenchOptions& opt, std::ostream& out, std::ostream& err) {
   ModeRow mtorch = mode_row("torch_cpu", "LibTorch only", "", 0);
   ModeRow mfull = mode_row("full_check", "full check (pre-generated)", ">= 15000/s", 15000);
   ModeRow me2e = mode_row("end_to_end", "end to end (generation included)", ">= 10000/s", 10000);
+  ModeRow xref = mode_row("reference_execution", "reference, execution only", "", 0);
+  ModeRow xtorch = mode_row("torch_cpu_execution", "LibTorch, execution only", "", 0);
   if (torch) {
     Runner ref_runner(ref_only, Limits{});
     Runner torch_runner({torch.get()}, Limits{});
@@ -429,14 +466,19 @@ int run_bench(const BenchOptions& opt, std::ostream& out, std::ostream& err) {
     std::vector<Measure> ms =
         run_interleaved({runs_pass(&ref_runner, &programs), runs_pass(&torch_runner, &programs),
                          runs_pass(&full_runner, &programs),
-                         end_to_end_pass(&full_runner, cfg, opt.seed, opt.programs)});
+                         end_to_end_pass(&full_runner, cfg, opt.seed, opt.programs),
+                         execution_pass(ref.get(), &programs),
+                         execution_pass(torch.get(), &programs)});
     mref.m = ms[0];
     mtorch.m = ms[1];
     mfull.m = ms[2];
     me2e.m = ms[3];
+    xref.m = ms[4];
+    xtorch.m = ms[5];
   } else {
     mref.m = time_runs(ref_only, programs);
-    mtorch.skipped = mfull.skipped = me2e.skipped = true;
+    xref.m = run_interleaved({execution_pass(ref.get(), &programs)}).front();
+    mtorch.skipped = mfull.skipped = me2e.skipped = xtorch.skipped = true;
   }
   // PyTorch through CPython (oracles/python_backend.h), alone, on the first
   // kPythonPrograms programs: one pass (it runs at a few hundred programs/s).
@@ -452,7 +494,7 @@ int run_bench(const BenchOptions& opt, std::ostream& out, std::ostream& err) {
     mpy.skipped = true;
     mpy.why = py_why;
   }
-  r.modes = {mref, mtorch, mfull, me2e, mpy};
+  r.modes = {mref, mtorch, mfull, me2e, mpy, xref, xtorch};
   r.peak_rss_kib = peak_rss_kib();
   r.program_set_kib = program_bytes(programs) / 1024;
   programs = std::vector<Program>();

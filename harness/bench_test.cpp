@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <sstream>
 #include <string>
 
@@ -24,7 +25,10 @@ TEST(Bench, TablePrintsEveryModeRatioAndScalingRow) {
   const std::string s = out.str();
   for (const char* label : {"reference only", "LibTorch only", "full check (pre-generated)",
                             "end to end (generation included)", "ratio reference / LibTorch only:",
-                            "ratio full check / LibTorch only:", "scaling with program length",
+                            "ratio full check / LibTorch only:", "reference, execution only",
+                            "LibTorch, execution only",
+                            "ratio reference / LibTorch, execution only:",
+                            "scaling with program length",
                             "scaling with tensor size", "generator:", "peak RSS (VmHWM):"})
     EXPECT_NE(s.find(label), std::string::npos) << "missing '" << label << "' in:\n" << s;
   EXPECT_TRUE(err.str().empty()) << err.str();
@@ -49,6 +53,18 @@ TEST(Bench, JsonStartsWithBraceAndHasProgramsPerSecond) {
   EXPECT_NE(s.find("\"reference_over_torch\""), std::string::npos) << s;
   EXPECT_NE(s.find("\"length_scaling\""), std::string::npos) << s;
   EXPECT_NE(s.find("\"peak_rss_kib\""), std::string::npos) << s;
+  // The execution-only passes run the very steps the observed runs do
+  // (Note [Step outcome rules]): same steps_run per pass.
+  auto steps_run = [&](const std::string& mode) -> long long {
+    size_t at = s.find("{\"mode\": \"" + mode + "\"");
+    if (at == std::string::npos) return -1;
+    at = s.find("\"steps_run\": ", at);
+    return at == std::string::npos ? -1 : std::atoll(s.c_str() + at + 13);
+  };
+  EXPECT_GT(steps_run("reference"), 0) << s;
+  EXPECT_EQ(steps_run("reference_execution"), steps_run("reference")) << s;
+  EXPECT_EQ(steps_run("torch_cpu_execution"), steps_run("torch_cpu")) << s;
+  EXPECT_NE(s.find("\"reference_over_torch_execution_only\""), std::string::npos) << s;
 }
 
 TEST(Bench, RejectsZeroProgramsAsIncorrectUsage) {
