@@ -265,7 +265,27 @@ void read_observed_elements(const uint8_t* base, const Geometry& g, std::vector<
   if (!g.numel(&n) || n == 0) return;
   out->resize(at + static_cast<size_t>(n) * is);
   uint8_t* dst = out->data() + at;
-  for_each_offset(g, [&](int64_t o) { dst = copy_at(dst, o); });
+  // The trailing dims that are row-major contiguous (size-1 dims' strides
+  // ignored) form runs of `run` adjacent elements: one memcpy per run, the
+  // outer dims enumerated as usual (issue 8: most observed views are
+  // contiguous or contiguous rows).
+  int64_t run = 1;
+  int outer = g.rank;
+  while (outer > 0 && (g.sizes[outer - 1] == 1 || g.strides[outer - 1] == run)) {
+    run *= g.sizes[outer - 1];
+    --outer;
+  }
+  if (run == 1) {
+    for_each_offset(g, [&](int64_t o) { dst = copy_at(dst, o); });
+    return;
+  }
+  Geometry rows = g;
+  rows.rank = outer;
+  const size_t run_bytes = static_cast<size_t>(run) * is;
+  for_each_offset(rows, [&](int64_t o) {
+    std::memcpy(dst, base + o * g.itemsize, run_bytes);
+    dst += run_bytes;
+  });
 }
 
 void contiguous_strides(int rank, const int64_t* sizes, int64_t* strides) {
