@@ -10,6 +10,7 @@
 #include "impl/fake.h"
 #include "impl/geometry.h"
 #include "impl/tensor.h"
+#include "oracles/first_index.h"
 #include "oracles/observation.h"
 
 namespace storcheck {
@@ -356,6 +357,17 @@ struct FakeHook {
   /// Every real storage the hook converted, held weakly (F3's "alive"); an
   /// entry whose storage died is replaced when its address comes back.
   std::shared_ptr<std::map<const Storage*, std::weak_ptr<Storage>>> converted;
+  /// Per-step tables, kept for their capacity (the hook runs after every
+  /// step of every fuzzed program): indexed by class id + 1, and keyed by
+  /// meta storage.
+  struct Scratch {
+    std::vector<const Storage*> by_alias;      ///< alias class -> meta storage
+    std::vector<const TensorImpl*> by_identity;  ///< identity class -> meta tensor
+    FirstIndex alias_of;                        ///< meta storage -> first alias class
+    FirstIndex fresh;                           ///< meta storage -> 1 when first seen now
+    std::vector<uint8_t> classes;               ///< memo: bit 1 identity, bit 2 alias
+  };
+  std::shared_ptr<Scratch> scratch = std::make_shared<Scratch>();
 
   bool operator()(const Program& p, size_t k, const Observation&, const Observation& after,
                   std::string* why) {
@@ -366,10 +378,13 @@ struct FakeHook {
       seen_tensors = std::make_shared<std::set<const TensorImpl*>>();
       converted = std::make_shared<std::map<const Storage*, std::weak_ptr<Storage>>>();
     }
-    std::map<int32_t, const Storage*> by_alias;  // alias class -> meta storage
-    std::map<const Storage*, int32_t> alias_of;
-    std::map<int32_t, const TensorImpl*> by_identity;
-    std::set<const Storage*> fresh;
+    const size_t nv = after.vars.size();
+    Scratch& sc = *scratch;
+    sc.by_alias.assign(nv + 1, nullptr);
+    sc.by_identity.assign(nv + 1, nullptr);
+    sc.alias_of.reset(nv);
+    sc.fresh.reset(nv);
+    auto slot = [](int32_t cls) { return static_cast<size_t>(cls + 1); };
     for (VarId v = 0; v < static_cast<VarId>(after.vars.size()); ++v) {
       const VarObs& o = after.vars[static_cast<size_t>(v)];
       const Tensor* t = reference->reference_tensor(v);
@@ -394,51 +409,56 @@ struct FakeHook {
                              " has other sizes, strides, offset or dtype than the real one");
       if (conv->convert(*t).value() != m)
         return fail(why, "F2: converting " + name + " again gave another meta tensor");
-      auto id = by_identity.emplace(o.identity_class, m.get());
-      if (id.first->second != m.get())
+      const TensorImpl*& id = sc.by_identity.at(slot(o.identity_class));
+      if (!id) id = m.get();
+      if (id != m.get())
         return fail(why, "F2: " + name + " is the very tensor " +
                              p.var_names[static_cast<size_t>(o.identity_class)] +
                              " but converts to another meta tensor");
       const Storage* ms = m->storage.get();
-      auto a = by_alias.emplace(o.alias_class, ms);
-      if (a.first->second != ms)
+      const Storage*& a = sc.by_alias.at(slot(o.alias_class));
+      if (!a) a = ms;
+      if (a != ms)
         return fail(why, "F2: " + name + " shares its storage with " +
                              p.var_names[static_cast<size_t>(o.alias_class)] +
                              " but its meta tensor has another meta storage");
-      auto b = alias_of.emplace(ms, o.alias_class);
-      if (b.first->second != o.alias_class)
-        return fail(why, "F2: " + name + " and " +
-                             p.var_names[static_cast<size_t>(b.first->second)] +
+      const int32_t first = sc.alias_of.find_or_insert(ms, o.alias_class);
+      if (first != o.alias_class)
+        return fail(why, "F2: " + name + " and " + p.var_names[static_cast<size_t>(first)] +
                              " have distinct storages but one meta storage");
-      if (seen->insert(ms).second) fresh.insert(ms);
-      if (fresh.count(ms) && ms->nbytes() != o.storage_nbytes)
+      const bool now = sc.fresh.find_or_insert(ms, seen->insert(ms).second ? 1 : 0) == 1;
+      if (now && ms->nbytes() != o.storage_nbytes)
         return fail(why, "F2: the meta storage of " + name + " has " + std::to_string(ms->nbytes()) +
                              " bytes, its real storage " + std::to_string(o.storage_nbytes));
     }
     if (!memo) return true;
-    std::set<int32_t> tensors, storages;
+    int64_t tensors = 0, storages = 0;  // distinct identity and alias classes
+    sc.classes.assign(nv + 1, 0);
     for (VarId v = 0; v < static_cast<VarId>(after.vars.size()); ++v) {
       const VarObs& o = after.vars[static_cast<size_t>(v)];
       const Tensor* t = reference->reference_tensor(v);
       if (!o.live || !t || (*t)->is_meta()) continue;
-      tensors.insert(o.identity_class);
-      storages.insert(o.alias_class);
+      uint8_t& ti = sc.classes.at(slot(o.identity_class));
+      tensors += (ti & 1) == 0;
+      ti |= 1;
+      uint8_t& sa = sc.classes.at(slot(o.alias_class));
+      storages += (sa & 2) == 0;
+      sa |= 2;
     }
     MemoStats s = conv->stats();
-    if (s.tensors != static_cast<int64_t>(tensors.size()))
+    if (s.tensors != tensors)
       return fail(why, "F3: the memo holds " + std::to_string(s.tensors) + " tensor entries for " +
-                           std::to_string(tensors.size()) +
+                           std::to_string(tensors) +
                            " live tensors (a strong reference keeps dead tensors)");
     conv->sweep();
     s = conv->stats();
-    std::set<const Storage*> alive;
-    for (const auto& entry : *converted)
-      if (!entry.second.expired()) alive.insert(entry.first);
-    const int64_t held = static_cast<int64_t>(alive.size()) - static_cast<int64_t>(storages.size());
-    if (s.storages != static_cast<int64_t>(alive.size()) || s.pending != held)
+    int64_t alive = 0;  // the map's keys are distinct storages
+    for (const auto& entry : *converted) alive += !entry.second.expired();
+    const int64_t held = alive - storages;
+    if (s.storages != alive || s.pending != held)
       return fail(why, "F3: after a sweep the memo holds " + std::to_string(s.storages) +
                            " storage entries (" + std::to_string(s.pending) + " pending) for " +
-                           std::to_string(storages.size()) + " live storages of variables and " +
+                           std::to_string(storages) + " live storages of variables and " +
                            std::to_string(held) + " kept alive by sparse variables");
     return true;
   }
@@ -687,8 +707,8 @@ StepHook make_all_invariants_hook(const Backend* reference) {
 
 StepHook make_invariant_hook(Invariant inv, const Backend* reference) {
   switch (inv) {
-    case Invariant::kFakeAliasing: return FakeHook{reference, false, nullptr, {}, {}, {}};
-    case Invariant::kFakeMemoWeak: return FakeHook{reference, true, nullptr, {}, {}, {}};
+    case Invariant::kFakeAliasing: return FakeHook{reference, false, {}, {}, {}, {}};
+    case Invariant::kFakeMemoWeak: return FakeHook{reference, true, {}, {}, {}, {}};
     case Invariant::kFakeMemoIdentity:
     case Invariant::kFakeEmptiedZeroBytes:
     case Invariant::kFakeSweepFrees:
