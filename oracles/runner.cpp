@@ -108,9 +108,7 @@ bool Runner::dirty_vars(const Step& step) {
   auto seed = [&](VarId v) {
     if (v == kNoVar) return;
     add_dirty(v);
-    for_classes(v, [&](std::vector<VarId>& members) {
-      for (VarId m : members) add_dirty(m);
-    });
+    for_classes(v, [&](VarId m) { add_dirty(m); });
   };
   for (int a = 0; a < step.nargs; ++a)
     if (step.args[a].kind == ArgKind::kVar) seed(step.args[a].var);
@@ -157,14 +155,16 @@ void Runner::for_classes(VarId v, F&& f) {
   const size_t k = static_cast<size_t>(v);
   if (!live_[k]) return;
   for (int c = 0; c < kClassKinds; ++c) {
-    const int32_t id = class_[c][k];
+    const int32_t id = links_[k].cls[c];
     if (id < 0) continue;
     uint8_t& m = mark_[static_cast<size_t>(id)];
     const uint8_t bit = static_cast<uint8_t>(2 << c);
     if (m & bit) continue;  // this class's members were visited already
     if (m == 0) marked_.push_back(id);
     m |= bit;
-    f(members_[c][static_cast<size_t>(id)]);
+    for (int32_t w = links_[static_cast<size_t>(id)].head[c]; w >= 0;
+         w = links_[static_cast<size_t>(w)].next[c])
+      f(static_cast<VarId>(w));
   }
 }
 
@@ -181,14 +181,23 @@ void Runner::note_classes(const Observation& o, const std::vector<VarId>* vars) 
     const int32_t now[kClassKinds] = {v.live ? v.alias_class : -1, v.live ? v.identity_class : -1,
                                       v.live ? v.data_class : -1};
     for (int c = 0; c < kClassKinds; ++c) {
-      int32_t& cur = class_[c][k];
-      if (cur == now[c]) continue;
-      if (cur >= 0) {
-        std::vector<VarId>& old = members_[c][static_cast<size_t>(cur)];
-        old.erase(std::find(old.begin(), old.end(), static_cast<VarId>(k)));
+      ClassLinks& me = links_[k];
+      if (me.cls[c] == now[c]) continue;
+      if (me.cls[c] >= 0) {  // unlink from the old class's list
+        if (me.prev[c] >= 0)
+          links_[static_cast<size_t>(me.prev[c])].next[c] = me.next[c];
+        else
+          links_[static_cast<size_t>(me.cls[c])].head[c] = me.next[c];
+        if (me.next[c] >= 0) links_[static_cast<size_t>(me.next[c])].prev[c] = me.prev[c];
       }
-      if (now[c] >= 0) members_[c][static_cast<size_t>(now[c])].push_back(static_cast<VarId>(k));
-      cur = now[c];
+      me.cls[c] = now[c];
+      me.prev[c] = me.next[c] = -1;
+      if (now[c] >= 0) {  // push to the front of the new class's list
+        int32_t& head = links_[static_cast<size_t>(now[c])].head[c];
+        me.next[c] = head;
+        if (head >= 0) links_[static_cast<size_t>(head)].prev[c] = static_cast<int32_t>(k);
+        head = static_cast<int32_t>(k);
+      }
     }
   };
   const size_t n = std::min(o.vars.size(), live_.size());
@@ -205,9 +214,7 @@ void Runner::note_classes(const Observation& o, const std::vector<VarId>* vars) 
   for (uint8_t taint : {kSparseTaint, kConvertTaint, kRestoreTaint}) {
     each_observed([&](size_t k) {
       if (!(taint_[k] & taint)) return;
-      for_classes(static_cast<VarId>(k), [&](std::vector<VarId>& members) {
-        for (VarId m : members) add_taint(m, taint);
-      });
+      for_classes(static_cast<VarId>(k), [&](VarId m) { add_taint(m, taint); });
     });
     clear_marks();
   }
@@ -246,11 +253,7 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
   live_.assign(nv, 0);
   empty_.assign(nv, 0);
   mark_.assign(nv, 0);
-  for (int c = 0; c < kClassKinds; ++c) {
-    class_[c].assign(nv, -1);
-    for (std::vector<VarId>& m : members_[c]) m.clear();
-    members_[c].resize(nv);
-  }
+  links_.assign(nv, ClassLinks{});
   converted_.clear();
   taint_.assign(nv, 0);
   bool last_full = true;  // nothing observed yet

@@ -84,14 +84,20 @@ class Runner {
   std::vector<Observation> obs_;
   Observation before_;
   // Note [Incremental observation]: after the last observation (from the
-  // first backend's), each variable's alias, identity and data class
-  // (class_[0..2], -1 when dead) and each class's live members (members_,
-  // indexed by class id), the variables the next step may change (dirty_),
-  // and scratch marks (mark_, all zero between calls; marked_ lists the
-  // ones set).
+  // first backend's), each variable's alias, identity and data class (-1
+  // when dead) and each class's live members as a doubly linked list
+  // threaded through the members' ClassLinks (head on the class id's own
+  // entry: one allocation per program, O(1) moves), the variables the next
+  // step may change (dirty_), and scratch marks (mark_, all zero between
+  // calls; marked_ lists the ones set).
   static constexpr int kClassKinds = 3;
-  std::vector<int32_t> class_[kClassKinds];
-  std::vector<std::vector<VarId>> members_[kClassKinds];
+  struct ClassLinks {
+    int32_t cls[kClassKinds] = {-1, -1, -1};   ///< this variable's class ids
+    int32_t head[kClassKinds] = {-1, -1, -1};  ///< first member of the class with this id
+    int32_t next[kClassKinds] = {-1, -1, -1};
+    int32_t prev[kClassKinds] = {-1, -1, -1};
+  };
+  std::vector<ClassLinks> links_;
   std::vector<uint8_t> live_, mark_;
   /// Live strided variables whose storage had 0 bytes (rule 5).
   std::vector<uint8_t> empty_;
