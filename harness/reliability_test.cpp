@@ -111,8 +111,11 @@ TEST(Reliability, IsolatedGateSurvivesCrashesAndTimeouts) {
   EXPECT_EQ(g.code, 1) << g.out << g.err;
   // Every property of the default gate has its row: the run went on after
   // each crash (the pytorch.* ones are opt-in: --backends pytorch).
-  for (const Property& p : properties())
-    if (!p.needs_pytorch()) EXPECT_TRUE(contains(g.out, "\n" + std::string(p.name) + " ")) << p.name << "\n" << g.out;
+  for (const Property& p : properties()) {
+    if (!p.needs_pytorch()) {
+      EXPECT_TRUE(contains(g.out, "\n" + std::string(p.name) + " ")) << p.name << "\n" << g.out;
+    }
+  }
   EXPECT_TRUE(contains(g.out, " CRASH ")) << g.out;
   EXPECT_TRUE(contains(g.out, "killed by SIGSEGV")) << g.out;
   std::vector<std::string> died = files_with_prefix(findings, "died-");
