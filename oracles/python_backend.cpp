@@ -279,11 +279,17 @@ class PythonBackend final : public Backend {
     Ref out(step.out != kNoVar ? PyUnicode_FromString(var_name(step.out).c_str())
                                : (Py_INCREF(Py_None), Py_None));
     int64_t out_item = step.op == OpId::kTo ? itemsize(to_dtype(step.args[1].dtype)) : 0;
-    // The first two int arguments: split/chunk/unbind's result count (case 1).
+    // The first two int arguments: split/chunk/unbind's result count (case 1);
+    // to_sparse_bsr/bsc's blocksize: its compressed indices (case 1).
     long long int_args[2] = {0, 0};
     for (int a = 1; a < 3 && a < step.nargs; ++a)
       if (step.args[a].kind == ArgKind::kInt)
         int_args[a - 1] = static_cast<long long>(step.args[a].i);
+    if ((step.op == OpId::kToSparseBsr || step.op == OpId::kToSparseBsc) &&
+        step.args[1].list.size() == 2) {
+      int_args[0] = static_cast<long long>(step.args[1].list[0]);
+      int_args[1] = static_cast<long long>(step.args[1].list[1]);
+    }
     Ref r(
         call("sc_step", Py_BuildValue("(sssOOLLLL)", std::string(info.name).c_str(),
                                       category_name(info.category), code.c_str(), out.get(),

@@ -175,6 +175,34 @@ def sc_split_count(op, t, a, b):
     return n or 0
 
 
+def sc_compressed_index_bytes(by_row, blocked):
+    """Bytes of the compressed indices of a 0-element input converted to a
+    compressed layout, None when the reference's argument checks refuse it
+    first or the input has elements (then check_step_reads bounds them)."""
+    def count(t, bs):
+        if t.numel() != 0 or t.dim() < 2:
+            return None
+        b0, b1 = (bs[0], bs[1]) if blocked else (1, 1)
+        if blocked and (b0 <= 0 or b1 <= 0):
+            return None
+        rows, cols = t.shape[-2], t.shape[-1]
+        if rows % b0 or cols % b1 or any(d == 0 for d in t.shape[:-2]):
+            return None
+        entries = (rows // b0 if by_row else cols // b1) + 1
+        for d in t.shape[:-2]:
+            entries *= d
+        return entries * 8
+    return count
+
+
+SC_COMPRESSED_INDEX_BYTES = {
+    "to_sparse_csr": sc_compressed_index_bytes(True, False),
+    "to_sparse_csc": sc_compressed_index_bytes(False, False),
+    "to_sparse_bsr": sc_compressed_index_bytes(True, True),
+    "to_sparse_bsc": sc_compressed_index_bytes(False, True),
+}
+
+
 def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0):
     # Case 1 on meta inputs too: storcheck's limit on a result list (a huge
     # meta tensor splits into millions of tensors in PyTorch, which has none).
@@ -200,6 +228,13 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0):
     if (op == "sum" or op.startswith("to_sparse")) and ts and ts[0].layout == torch.strided \
             and ts[0].numel() > RUN.max_reads:
         return "case 1: a sum or to_sparse_* reading more elements than Limits::max_step_reads"
+    # The compressed indices of a 0-element input: batch * (rows / blocksize
+    # + 1) entries whatever the data (oracles/torch_backend.cpp
+    # check_compressed_indices; [100000,100000,0] asked for 80 GB).
+    if op in SC_COMPRESSED_INDEX_BYTES and ts and ts[0].layout == torch.strided:
+        ib = SC_COMPRESSED_INDEX_BYTES[op](ts[0], (a, b))
+        if ib is not None and ib > RUN.max_tensor:
+            return "case 1: compressed indices at or past storcheck's resource limits (program/limits.h)"
     est = alloc
     if op in SC_RESHAPING and ts:
         est = max(est, ts[0].numel() * (out_itemsize or ts[0].element_size()))

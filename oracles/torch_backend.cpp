@@ -427,6 +427,48 @@ class TorchCpuBackend final : public Backend {
     if (!meta_step_) total_bytes_ += bytes;
   }
 
+  /// Case 1) before LibTorch runs a compressed conversion: the compressed
+  /// indices have batch * (rows / blocksize[0] + 1) entries (columns for
+  /// CSC and BSC) whatever the data, which for a 0-element input can be
+  /// any size: `[100000,100000,0]` to_sparse_bsr [1,2] asked LibTorch for
+  /// 80 GB (found by fake_fuzzer, whose ASan allocator aborts on it). The
+  /// other parts hold at most the input's elements, which check_step_reads
+  /// bounds. Only an input that passes the reference's argument checks is
+  /// refused here (impl/sparse.cpp, to_sparse_compressed): for the others
+  /// LibTorch raises first, as the reference does.
+  Error check_compressed_indices(const Step& s, const at::Tensor& t) {
+    const bool blocked = s.op == OpId::kToSparseBsr || s.op == OpId::kToSparseBsc;
+    const bool by_row = s.op == OpId::kToSparseCsr || s.op == OpId::kToSparseBsr;
+    if (s.op == OpId::kToSparseCoo || t.is_meta() || t.numel() != 0 || t.dim() < 2) return ok();
+    const int64_t r = t.dim();
+    int64_t b0 = 1, b1 = 1;
+    if (blocked) {
+      const IntList& bs = s.args[1].list;
+      if (bs.size() != 2 || bs[0] <= 0 || bs[1] <= 0) return ok();
+      b0 = bs[0];
+      b1 = bs[1];
+    }
+    const int64_t rows = t.size(r - 2), cols = t.size(r - 1);
+    if (rows % b0 != 0 || cols % b1 != 0) return ok();
+    const std::string_view op = s.info().name;
+    const int64_t entries_per_batch = (by_row ? rows / b0 : cols / b1) + 1;
+    int64_t entries = entries_per_batch;
+    bool overflow = false;
+    for (int64_t d = 0; d + 2 < r; ++d) {
+      if (t.size(d) == 0) return ok();  // LibTorch: product of batch dimensions must be non-zero
+      overflow = overflow || __builtin_mul_overflow(entries, t.size(d), &entries);
+    }
+    int64_t bytes = 0;
+    if (overflow || __builtin_mul_overflow(entries, int64_t{8}, &bytes)) {
+      std::string sizes;
+      for (int64_t d = 0; d < r; ++d) sizes += (d ? "," : "") + std::to_string(t.size(d));
+      return error(ErrorKind::kStorageSizeOverflow, std::string(op) +
+                                                        ": the compressed indices of sizes [" +
+                                                        sizes + "] overflow int64 bytes");
+    }
+    return check_allocs(op, {bytes});
+  }
+
   /// Bytes of a fresh contiguous copy of `t` in dtype `d` (Case 1).
   static Error copy_bytes(std::string_view op, const at::Tensor& t, DType d, int64_t* bytes) {
     if (__builtin_mul_overflow(t.numel(), itemsize(d), bytes))
@@ -1595,6 +1637,7 @@ Error TorchCpuBackend::run_sparse(const Step& s) {
     case OpId::kToSparseBsc: {
       if (Error e = check_fits(op, t, "the input"); e.kind != ErrorKind::kNone) return e;
       if (Error e = check_step_reads(op, t); e.kind != ErrorKind::kNone) return e;
+      if (Error e = check_compressed_indices(s, t); e.kind != ErrorKind::kNone) return e;
       at::Tensor r;
       if (s.op == OpId::kToSparseCoo) r = t.to_sparse(s.args[1].i);
       else if (s.op == OpId::kToSparseCsr) r = t.to_sparse_csr();
