@@ -135,7 +135,8 @@ TEST(IncrementalObservation, WritesReachingASparsePartObserveEverything) {
       "t0 = zeros [1,3] i64\nt1 = rand [3,2] f32 8\nt3 = view t1 [6]\nt4 = zeros [2] f32\n"
       "t2 = sparse_coo_tensor t0 t1 [4,2]\n";
   for (const char* tail : {"fill_ t1 5\n", "fill_ t3 5\n", "drop t1\nfill_ t3 5\n",
-                           "t7 = to_sparse_csr t1\nt5 = values t7\nt6 = select t5 0 1\nadd_ t6 2\n"}) {
+                           "t7 = to_sparse_csr t1\nt5 = values t7\n"
+                           "t6 = select t5 0 1\nadd_ t6 2\n"}) {
     SCOPED_TRACE(tail);
     std::string text = std::string(prologue) + tail + "add_ t4 1\n";
     EXPECT_GE(expect_program_incremental_equals_full(text.c_str()), 3);

@@ -33,9 +33,9 @@ std::string Divergence::to_string(const Program& p) const {
 // ids over it alone. Every variable is observed and compared (a "full"
 // observation) after a step whose set holds a sparse-tainted variable
 // (rule 3), after rehydrate and reshrink while a sparse-tainted variable
-// lives (rule 5), every kFullEvery run steps, and after the last step: a backend that
-// changes what the step cannot is still caught, by the next full
-// observation, at most kFullEvery steps later.
+// lives (rule 5), every kFullEvery run steps, and after the last step: a
+// backend that changes what the step cannot is still caught, by the next
+// full observation, at most kFullEvery steps later.
 // 3) A sparse tensor's parts share one version counter across their
 //    storages (a write through values() bumps the version of
 //    row_indices()), and their storages are no variable's class (found by
@@ -61,8 +61,8 @@ std::string Divergence::to_string(const Program& p) const {
 //    storage without a variable (its values input dropped), so while a
 //    sparse-tainted variable lives these two steps observe in full.
 // (Until 2026-11 every step after the first sparse step, every conversion
-// and every rehydrate and reshrink observed in full: 15% of the steps of 256-step programs and
-// 72% of the variables observed.)
+// and every rehydrate and reshrink observed in full: 15% of the steps of
+// 256-step programs and 72% of the variables observed.)
 // Element values are read again only where the step could have changed
 // them: every observed variable after a step that writes data or changes a
 // storage or a tensor's geometry in place (categories kInplace,
