@@ -103,8 +103,8 @@ class Runner {
   std::vector<uint8_t> empty_;
   std::vector<VarId> marked_, dirty_;
   /// Per variable, kSparseTaint (rule 3), kConvertTaint (rule 4) and
-  /// kRestoreTaint (rule 5);
-  /// converted_ lists the variables with kConvertTaint.
+  /// kRestoreTaint (rule 5); converted_ lists the variables with
+  /// kConvertTaint.
   std::vector<uint8_t> taint_;
   std::vector<VarId> converted_;
   static constexpr uint8_t kSparseTaint = 1, kConvertTaint = 2, kRestoreTaint = 4;
@@ -115,8 +115,8 @@ class Runner {
   bool sparse_live() const;
   /// Appends v to dirty_ unless it is there (mark_ bit 0).
   void add_dirty(VarId v);
-  /// Calls f(members) for each class of live variable v not visited since
-  /// the last clear_marks() (mark_ bits 1, 2, 3 on the class id).
+  /// Calls f(member) for every member of each class of live variable v not
+  /// visited since the last clear_marks() (mark_ bits 1, 2, 3 on the class id).
   template <typename F>
   void for_classes(VarId v, F&& f);
   void clear_marks();

@@ -451,8 +451,7 @@ class TorchCpuBackend final : public Backend {
     const int64_t rows = t.size(r - 2), cols = t.size(r - 1);
     if (rows % b0 != 0 || cols % b1 != 0) return ok();
     const std::string_view op = s.info().name;
-    const int64_t entries_per_batch = (by_row ? rows / b0 : cols / b1) + 1;
-    int64_t entries = entries_per_batch;
+    int64_t entries = (by_row ? rows / b0 : cols / b1) + 1;  // per batch
     bool overflow = false;
     for (int64_t d = 0; d + 2 < r; ++d) {
       if (t.size(d) == 0) return ok();  // LibTorch: product of batch dimensions must be non-zero
