@@ -226,6 +226,28 @@ const std::vector<Property>& properties() {
        "after every step and against LibTorch's observations",
        PropertyKind::kDifferential, false, sparse_config(), Invariant::kSparseFakeMetadata,
        Versus::kBackends, /*with_invariant=*/true},
+      // LibTorch on a GPU (issue 11, Note [Device backends] in
+      // oracles/torch_backend.cpp): skipped with the reason without one.
+      {"device.cpu_matches_cuda",
+       "the same program on LibTorch CPU and LibTorch CUDA: values, metadata, aliasing, "
+       "versions and errors agree after every step",
+       PropertyKind::kDifferential, false, views_config(), Invariant::kCloneGivesZeros,
+       Versus::kCpuVsCuda},
+      {"device.ref_matches_torch_cuda",
+       "the reference agrees with LibTorch on CUDA after every step (S1-S10, R1-R7, C1-C8 "
+       "where LibTorch has _lazy_clone)",
+       PropertyKind::kDifferential, false, views_config(), Invariant::kCloneGivesZeros,
+       Versus::kReferenceVsCuda},
+      {"shrink.frees_device_memory",
+       "shrink on CUDA returns at least the storage's bytes to the caching allocator, and "
+       "the programs agree with the reference (R1-R7)",
+       PropertyKind::kDifferential, false, shrink_config(), Invariant::kCloneGivesZeros,
+       Versus::kReferenceVsCudaMemory},
+      {"cow.device_copy_only_on_write",
+       "lazy_clone of a CUDA tensor allocates no device memory, and COW state agrees with the "
+       "reference: materialization (a device copy) only on write (C1-C8; LibTorch 2.3+)",
+       PropertyKind::kDifferential, false, cow_config(), Invariant::kCloneGivesZeros,
+       Versus::kReferenceVsCudaMemory},
       // PyTorch's own stack (oracles/python_backend.h); opt-in for the gate.
       {"pytorch.eager_matches_libtorch",
        "PyTorch eager through CPython and storcheck's LibTorch backend agree on every "
@@ -287,10 +309,14 @@ bool fails_once(const Property& prop, Runner& runner, const Program& p, std::str
   const Divergence& d = rep.divergence;
   std::string_view op = op_info(p.steps[static_cast<size_t>(d.step - 1)].op).name;
   // The pytorch.* properties' divergences are keyed by the embedded PyTorch's version.
+  // The list explains the reference vs LibTorch; LibTorch on two devices
+  // has no known divergence: each one is a finding.
   const std::string version = prop.needs_pytorch() ? pytorch_version() : torch_version();
   if (const KnownDivergence* k =
-          match_known_divergence(op, d.mismatch.field, d.mismatch.a, d.mismatch.b, version,
-                                 prop.needs_pytorch())) {
+          prop.versus == Versus::kCpuVsCuda
+              ? nullptr
+              : match_known_divergence(op, d.mismatch.field, d.mismatch.a, d.mismatch.b, version,
+                                       prop.needs_pytorch())) {
     if (known) ++*known;
     if (refusals) ++refusals->known_ids[std::string(k->id)];
     return false;
@@ -521,6 +547,21 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
                                           : "needs LibTorch: storcheck was built without it";
       return res;
     }
+  } else if (prop.needs_cuda()) {
+    std::string why;
+    const bool memory = prop.versus == Versus::kReferenceVsCudaMemory;
+    std::unique_ptr<Backend>& cuda = memory ? backends.torch_cuda_memory : backends.torch_cuda;
+    if (!cuda) cuda = make_torch_cuda_backend(memory, &why);
+    if (!cuda) {
+      res.skipped = true;
+      res.skip_reason = "needs the LibTorch CUDA backend: " + why;
+      return res;
+    }
+    if (prop.name == "cow.device_copy_only_on_write" && !cuda->capabilities().cow) {
+      res.skipped = true;
+      res.skip_reason = "needs LibTorch 2.3+ (at::_lazy_clone); this is " + torch_version();
+      return res;
+    }
   } else if (prop.kind == PropertyKind::kDifferential && list.size() < 2 &&
              prop.versus == Versus::kBackends) {
     res.skipped = true;
@@ -546,6 +587,13 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
     case Versus::kPytorchVsTorch: list = {backends.pytorch.get(), backends.torch_cpu.get()}; break;
     case Versus::kReferenceVsPytorch: list = {backends.reference.get(), backends.pytorch.get()}; break;
     case Versus::kPytorchAlone: list = {backends.pytorch.get()}; break;
+    case Versus::kCpuVsCuda: list = {backends.torch_cpu.get(), backends.torch_cuda.get()}; break;
+    case Versus::kReferenceVsCuda:
+      list = {backends.reference.get(), backends.torch_cuda.get()};
+      break;
+    case Versus::kReferenceVsCudaMemory:
+      list = {backends.reference.get(), backends.torch_cuda_memory.get()};
+      break;
   }
   Runner runner(list, opt.limits);
   rc::Gen<Program> gen = prop.view_chains ? gen_view_chain(prop.config) : gen_program(prop.config);

@@ -33,6 +33,10 @@ struct BackendSet {
   /// PyTorch through embedded CPython (oracles/python_backend.h): made on
   /// first use by a pytorch.* property; never part of all().
   std::unique_ptr<Backend> pytorch;
+  /// LibTorch on CUDA (issue 11), made on first use by a device property;
+  /// never part of all(). The second checks device memory at shrink and
+  /// lazy_clone (make_torch_cuda_backend).
+  std::unique_ptr<Backend> torch_cuda, torch_cuda_memory;
   static BackendSet make(bool eager_unsafe = false);
   /// Every available backend, reference first.
   std::vector<Backend*> all() const;
@@ -53,6 +57,9 @@ enum class Versus : uint8_t {
   kPytorchVsTorch,      ///< PyTorch eager vs the LibTorch backend (same ATen)
   kReferenceVsPytorch,  ///< the reference vs PyTorch's own fake stack
   kPytorchAlone,        ///< PyTorch alone: its F3 memo findings (finding_field "memo_leak")
+  kCpuVsCuda,           ///< LibTorch on CPU vs LibTorch on CUDA: one program, two devices
+  kReferenceVsCuda,     ///< the reference vs LibTorch on CUDA
+  kReferenceVsCudaMemory,  ///< the same, with the device memory checks (shrink, lazy_clone)
 };
 
 struct Property {
@@ -72,6 +79,12 @@ struct Property {
   bool needs_pytorch() const {
     return versus == Versus::kPytorchVsTorch || versus == Versus::kReferenceVsPytorch ||
            versus == Versus::kPytorchAlone;
+  }
+  /// Needs LibTorch's CUDA backend and a GPU (ctest label gpu); skipped
+  /// with the reason elsewhere.
+  bool needs_cuda() const {
+    return versus == Versus::kCpuVsCuda || versus == Versus::kReferenceVsCuda ||
+           versus == Versus::kReferenceVsCudaMemory;
   }
 };
 

@@ -48,6 +48,10 @@ struct Capabilities {
   /// fake flag and data pointers are not compared, and strides only on dims
   /// of size > 1 (oracles/fake_twin_backend.cpp).
   bool fake_twin = false;
+  /// Where the backend's real tensors live: the comparator matches a
+  /// variable on one backend's device with the same variable on the other's
+  /// (a CPU backend vs a CUDA one, issue 11); meta is meta everywhere.
+  Device device = Device::kCpu;
   /// Why some fields are not observed ("" when all are), for reports.
   std::string_view skipped_note;
 };
@@ -145,5 +149,15 @@ std::unique_ptr<Backend> make_fake_twin_backend(bool check_fallback);
 /// ("LibTorch crashes where the reference restores or raises"). Single
 /// threaded use only (fork).
 std::unique_ptr<Backend> make_torch_cpu_backend(bool eager_unsafe = false);
+/// torch_cpu with the device paths of Note [Device backends]
+/// (oracles/torch_backend.cpp) run on CPU tensors: a CPU test of what the
+/// CUDA backend runs. Null without LibTorch.
+std::unique_ptr<Backend> make_torch_cpu_staged_backend();
+/// The LibTorch backend on CUDA device 0 (issue 11); null, with the reason
+/// in *why, when LibTorch has no CUDA or no device is usable. With
+/// `check_device_memory`, shrink must free the storage's bytes and lazy_clone
+/// (LibTorch 2.3+) allocate none, by the caching allocator's count (an
+/// invariant finding otherwise).
+std::unique_ptr<Backend> make_torch_cuda_backend(bool check_device_memory, std::string* why);
 
 }  // namespace storcheck

@@ -118,7 +118,12 @@ bool compare_observations(const Observation& a, const Capabilities& ca, const Ob
         return fail("index_dtype", v, std::string(dtype_name(x.index_dtype)),
                     std::string(dtype_name(y.index_dtype)));
     }
-    if (x.device != y.device || (x.fake != y.fake && !twin)) {
+    // Each backend's own device stands for the other's (issue 11: CPU vs CUDA).
+    // A tensor on another real device than its backend's stays a mismatch.
+    auto home = [](Device d, const Capabilities& c) {
+      return d == c.device ? 0 : d == Device::kMeta ? 1 : 2 + static_cast<int>(d);
+    };
+    if (home(x.device, ca) != home(y.device, cb) || (x.fake != y.fake && !twin)) {
       auto dev = [](const VarObs& o) {
         std::string d = o.device == Device::kMeta ? "meta" : o.device == Device::kCuda ? "cuda" : "cpu";
         return o.fake ? "fake " + d : d;

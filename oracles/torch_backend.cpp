@@ -1,5 +1,6 @@
-// The LibTorch CPU eager backend: runs each Step through the ATen C++ API and
-// observes the resulting tensors through their storages.
+// The LibTorch eager backends (CPU, and CUDA when the LibTorch build has it):
+// run each Step through the ATen C++ API and observe the resulting tensors
+// through their storages. See Note [Device backends].
 //
 // Invariant: a step either runs exactly one LibTorch call sequence for its op
 // or, when a harness policy check rejects it first (see Note [Torch backend
@@ -36,6 +37,19 @@
 #include "oracles/torch_dtype.h"
 #include "oracles/torch_errors.h"
 #include "oracles/torch_pch.h"
+
+// LibTorch built with CUDA (the GPU machine's PyTorch 2.x): CMake defines
+// STORCHECK_TORCH_HAS_CUDA=1 (CMakeLists.txt, storcheck_torch); Debian's
+// 1.13 is CPU-only, where oracles/torch_backend_cuda_check.cpp compiles this
+// file once more with it set, against the CUDA Toolkit's headers.
+#ifndef STORCHECK_TORCH_HAS_CUDA
+#define STORCHECK_TORCH_HAS_CUDA 0
+#endif
+#if STORCHECK_TORCH_HAS_CUDA
+#include <ATen/native/cuda/Resize.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
+#include <torch/cuda.h>
 
 namespace storcheck {
 namespace detail {
@@ -79,6 +93,29 @@ namespace {
 //      calculation overflowed" or "numel: integer multiplication overflow".
 // LibTorch itself raises internal overlap (stride 0, size > 1), partial
 // overlap, dtype casts, scalar overflow and every argument error.
+
+// Note [Device backends]
+// One backend class runs on a device (issue 11): torch_cpu, and torch_cuda
+// where LibTorch has CUDA and a device is usable. The ops are the same
+// LibTorch calls on tensors of that device; what differs is every place
+// where the backend itself touches bytes, which goes through four helpers:
+//   - zero_bytes: the bytes LibTorch leaves unspecified (empty_strided,
+//     resize_ and resize_storage growth, rehydrate) are defined as zero;
+//   - host_bytes: observations read element bytes from a host copy of the
+//     storage (for CUDA, a device-to-host copy, which waits for the device);
+//   - copy_storage: the stand-in lazy clone of LibTorch < 2.3 (C6);
+//   - resize_bytes: what `untyped_storage().resize_()` runs for the device
+//     (resize_bytes_cpu, resize_bytes_cuda).
+// Staged mode runs the device paths of the first three on CPU tensors
+// (torch_cpu_staged: a CPU test of the code that CUDA runs, without a GPU).
+// On CUDA every step ends with a device synchronize inside the step's
+// try, so an asynchronous kernel error is that step's error. A fake tensor
+// reports the device it stands for (F1): the backend's device. The device
+// memory check (set_check_device_memory, CUDA only) reads the caching
+// allocator's allocated bytes around shrink (it frees at least the storage's
+// bytes: shrink.frees_device_memory) and, with COW, lazy_clone (it allocates
+// nothing: cow.device_copy_only_on_write); a miss is an invariant finding.
+// The crash-isolated unsafe mode forks and is CPU only.
 
 
 at::Scalar to_torch_scalar(const ScalarLit& s) {
@@ -185,7 +222,7 @@ Error check_sparse_indices(std::string_view op, const at::Tensor& t) {
   if (t.layout() != at::kSparse) {
     const std::vector<at::Tensor> parts = sparse_parts(t);
     const int64_t nnz = parts[1].size(-1), n = parts[0].size(-1);
-    const at::Tensor c = parts[0].to(at::kLong).contiguous();
+    const at::Tensor c = parts[0].to(at::kCPU, at::kLong).contiguous();
     const int64_t* cp = c.data_ptr<int64_t>();
     for (int64_t b = 0; n > 0 && b < c.numel() / n; ++b)
       for (int64_t i = 0; i + 1 < n; ++i) {
@@ -315,11 +352,16 @@ class TorchConverter {
   std::unordered_map<const c10::StorageImpl*, StorageEntry> storages_;
 };
 
-class TorchCpuBackend final : public Backend {
+class TorchBackend final : public Backend {
  public:
-  std::string_view name() const override { return "torch_cpu"; }
+  TorchBackend(at::Device device, bool staged)
+      : device_(device), staged_(staged || !device.is_cpu()),
+        name_(device.is_cuda() ? "torch_cuda" : staged ? "torch_cpu_staged" : "torch_cpu") {}
+
+  std::string_view name() const override { return name_; }
   Capabilities capabilities() const override {
     Capabilities c;
+    c.device = device_.is_cuda() ? Device::kCuda : Device::kCpu;
     c.cow = STORCHECK_TORCH_HAS_COW;
     c.cow_refs = false;
     if (!STORCHECK_TORCH_HAS_COW)
@@ -339,6 +381,8 @@ class TorchCpuBackend final : public Backend {
     vars_.clear();       // tensors first: they may point into blobs_
     foreign_.clear();
     blobs_.clear();
+    device_blobs_.clear();
+    host_stage_ = at::Tensor();
     last_data_.assign(static_cast<size_t>(program.num_vars()), nullptr);
     fake_conv_.clear();
     meta_conv_.clear();
@@ -369,6 +413,7 @@ class TorchCpuBackend final : public Backend {
     if (e.kind != ErrorKind::kNone) return e;
     try {
       e = run(step);
+      if (device_.is_cuda() && !meta_step_) torch::cuda::synchronize();
     } catch (const std::exception& ex) {
       e = classify_torch_exception(ex);
     }
@@ -382,13 +427,83 @@ class TorchCpuBackend final : public Backend {
     return e;
   }
 
-  void set_eager_unsafe(bool on) { eager_unsafe_ = on; }
+  void set_eager_unsafe(bool on) { eager_unsafe_ = on && device_.is_cpu(); }
+  Device home_device() const { return device_.is_cuda() ? Device::kCuda : Device::kCpu; }
+  void set_check_device_memory(bool on) { check_memory_ = on && device_.is_cuda(); }
   std::string take_unsafe_finding() override { return std::exchange(unsafe_finding_, {}); }
+  std::string take_invariant_finding() override { return std::exchange(invariant_finding_, {}); }
 
   void observe(Observation* obs, const ObserveScope& scope = {}) override;
 
  private:
   Error run(const Step& step);
+
+  // Note [Device backends]: the backend's own byte accesses.
+  /// Options of a fresh tensor of dtype `d` on the backend's device.
+  at::TensorOptions on_device(DType d) const {
+    return at::TensorOptions().dtype(to_torch(d)).device(device_);
+  }
+  /// A 1-d uint8 tensor over all of `storage`'s bytes (no bounds check, no
+  /// version bump of any variable).
+  at::Tensor bytes_over(const c10::Storage& storage) const {
+    auto impl = c10::make_intrusive<c10::TensorImpl>(
+        c10::Storage(storage), c10::DispatchKeySet(c10::computeDispatchKey(at::kByte, at::kStrided, storage.device())),
+        caffe2::TypeMeta::Make<uint8_t>());
+    impl->set_sizes_contiguous({static_cast<int64_t>(storage.nbytes())});
+    return at::Tensor(std::move(impl));
+  }
+  /// Bytes [from, to) of `storage` set to zero.
+  void zero_bytes(const c10::Storage& storage, int64_t from, int64_t to) const {
+    if (to <= from) return;
+    if (!staged_) {
+      std::memset(static_cast<uint8_t*>(storage.unsafeGetStorageImpl()->data()) + from, 0,
+                  static_cast<size_t>(to - from));
+      return;
+    }
+    bytes_over(storage).narrow(0, from, to - from).zero_();
+  }
+  /// The first `n` bytes of `t`'s storage, readable on the host until the
+  /// next call (n <= nbytes).
+  const uint8_t* host_bytes(const at::Tensor& t, int64_t n) {
+    if (!staged_) return storage_data(t);
+    host_stage_ = bytes_over(t.storage()).narrow(0, 0, n).to(at::kCPU, /*non_blocking=*/false,
+                                                               /*copy=*/true);
+    return host_stage_.data_ptr<uint8_t>();
+  }
+  /// dst's first n bytes = src's (distinct storages).
+  void copy_storage(const c10::Storage& dst, const c10::Storage& src, int64_t n) const {
+    if (n <= 0) return;
+    if (!staged_) {
+      std::memcpy(dst.unsafeGetStorageImpl()->data(), src.unsafeGetStorageImpl()->data(),
+                  static_cast<size_t>(n));
+      return;
+    }
+    bytes_over(dst).narrow(0, 0, n).copy_(bytes_over(src).narrow(0, 0, n));
+  }
+  /// `untyped_storage().resize_(nbytes)` for the storage's device.
+  void resize_bytes(c10::StorageImpl* impl, int64_t nbytes) const {
+#if STORCHECK_TORCH_HAS_CUDA
+    if (impl->device().is_cuda()) {
+      at::native::resize_bytes_cuda(impl, static_cast<size_t>(nbytes));
+      return;
+    }
+#endif
+    at::native::resize_bytes_cpu(impl, static_cast<size_t>(nbytes));
+  }
+  /// The CUDA caching allocator's allocated bytes on the backend's device;
+  /// -1 when unknown (CPU, or LibTorch without CUDA).
+  int64_t device_allocated() const {
+#if STORCHECK_TORCH_HAS_CUDA
+    if (device_.is_cuda()) {
+      // allocated_bytes[0]: StatType::AGGREGATE (0 in every version).
+      return static_cast<int64_t>(
+          c10::cuda::CUDACachingAllocator::getDeviceStats(device_.index() < 0 ? 0 : device_.index())
+              .allocated_bytes[0]
+              .current);
+    }
+#endif
+    return -1;
+  }
 
   const at::Tensor& var(const Step& s, int k) const { return vars_[s.args[k].var]; }
   at::Tensor& var(const Step& s, int k) { return vars_[s.args[k].var]; }
@@ -628,6 +743,13 @@ class TorchCpuBackend final : public Backend {
   std::vector<std::unique_ptr<uint8_t[]>> blobs_;
   std::vector<c10::Storage> foreign_;  ///< the storages from_blob made
   std::vector<const void*> last_data_;  ///< data pointers at the last observe
+  at::Device device_;
+  bool staged_;            ///< Note [Device backends]: bytes through tensor ops, not pointers
+  std::string name_;
+  at::Tensor host_stage_;  ///< host_bytes()'s copy
+  std::vector<at::Tensor> device_blobs_;  ///< from_blob's buffers on a device
+  bool check_memory_ = false;
+  std::string invariant_finding_;
   bool eager_unsafe_ = false;
   bool restored_step_ = false;  ///< the last step applied the restore rule (R3)
   std::string unsafe_finding_;
@@ -639,12 +761,12 @@ class TorchCpuBackend final : public Backend {
   std::vector<size_t> moved_;            ///< variables observe() last saw move
 };
 
-Error TorchCpuBackend::run_factory(const Step& s) {
+Error TorchBackend::run_factory(const Step& s) {
   const OpInfo& info = s.info();
   at::IntArrayRef sizes = to_ref(s.args[0].list);
   int dtype_arg = s.op == OpId::kFull ? 2 : 1;
   DType d = to_dtype(s.args[dtype_arg].dtype);
-  at::TensorOptions opts = at::TensorOptions().dtype(to_torch(d));
+  at::TensorOptions opts = on_device(d);
   if (any_negative(sizes)) {
     (void)at::empty(sizes, opts);  // raises "negative dimension"
     return error(ErrorKind::kOther, std::string(info.name) + ": LibTorch accepted negative sizes " +
@@ -662,7 +784,7 @@ Error TorchCpuBackend::run_factory(const Step& s) {
     {
       int64_t numel = 1;
       for (int64_t x : sizes) numel *= x;  // no overflow: factory_bytes checked it
-      t = at::arange(at::Scalar(numel), at::TensorOptions().dtype(at::kLong))
+      t = at::arange(at::Scalar(numel), at::TensorOptions().dtype(at::kLong).device(device_))
               .to(to_torch(d))
               .view(sizes);
       break;
@@ -670,13 +792,14 @@ Error TorchCpuBackend::run_factory(const Step& s) {
     case OpId::kZeros: t = at::zeros(sizes, opts); break;
     case OpId::kOnes: t = at::ones(sizes, opts); break;
     case OpId::kFull: t = at::full(sizes, to_torch_scalar(s.args[1].scalar), opts); break;
-    case OpId::kRand: {
-      t = at::empty(sizes, opts);
+    case OpId::kRand: {  // drawn on the host, then copied to the device
+      t = at::empty(sizes, at::TensorOptions().dtype(to_torch(d)));
       uint8_t* p = storage_data(t);
       int64_t n = t.numel();
       int64_t size = itemsize(d);
       int64_t seed = s.args[2].i;
       for (int64_t k = 0; k < n; ++k) store_double(p + k * size, d, rand_value(seed, k, d));
+      if (!device_.is_cpu()) t = t.to(device_);
       break;
     }
     default: SC_ASSERT(false, "run_factory: not a factory");
@@ -686,11 +809,11 @@ Error TorchCpuBackend::run_factory(const Step& s) {
   return ok();
 }
 
-Error TorchCpuBackend::run_empty_strided(const Step& s) {
+Error TorchBackend::run_empty_strided(const Step& s) {
   at::IntArrayRef sizes = to_ref(s.args[0].list);
   at::IntArrayRef strides = to_ref(s.args[1].list);
   DType d = to_dtype(s.args[2].dtype);
-  at::TensorOptions opts = at::TensorOptions().dtype(to_torch(d));
+  at::TensorOptions opts = on_device(d);
   if (sizes.size() != strides.size() || any_negative(sizes)) {
     (void)at::empty_strided(sizes, strides, opts);  // raises
     return error(ErrorKind::kOther, "empty_strided: LibTorch accepted sizes " + list_str(sizes) +
@@ -727,13 +850,13 @@ Error TorchCpuBackend::run_empty_strided(const Step& s) {
     t = at::empty_strided(sizes, strides, opts);
   }
   // Unspecified bytes are defined as zero (backend.h).
-  if (uint8_t* p = storage_data(t)) std::memset(p, 0, t.storage().nbytes());
+  zero_bytes(t.storage(), 0, storage_nbytes(t));
   commit(bytes);
   bind(s, std::move(t));
   return ok();
 }
 
-Error TorchCpuBackend::run_reshape(const Step& s) {
+Error TorchBackend::run_reshape(const Step& s) {
   const at::Tensor& t = var(s, 0);
   at::IntArrayRef sizes = to_ref(s.args[1].list);
   // Same shape inference as reshape (raises the same errors). The sizes'
@@ -794,7 +917,7 @@ Error TorchCpuBackend::run_reshape(const Step& s) {
 
 // flatten goes through reshape, which copies when no view fits: that copy is
 // a compute kernel (S8 check, allocation charged) like reshape's.
-Error TorchCpuBackend::run_flatten(const Step& s) {
+Error TorchBackend::run_flatten(const Step& s) {
   const at::Tensor& t = var(s, 0);
   const int64_t rank = t.dim();
   int64_t start = s.args[1].i, end = s.args[2].i;
@@ -833,7 +956,7 @@ Error TorchCpuBackend::run_flatten(const Step& s) {
 // resize_ (LibTorch's resize_impl_cpu_): same sizes is a no-op that keeps the
 // strides; otherwise sizes become contiguous and the storage grows (never
 // shrinks) to itemsize * (offset + numel) when numel > 0.
-Error TorchCpuBackend::run_resize(const Step& s) {
+Error TorchBackend::run_resize(const Step& s) {
   at::Tensor& t = var(s, 0);
   at::IntArrayRef sizes = to_ref(s.args[1].list);
   // Case 5): LibTorch 1.13 reports negative sizes as "numel: integer
@@ -867,13 +990,13 @@ Error TorchCpuBackend::run_resize(const Step& s) {
   int64_t new_nbytes = storage_nbytes(t);
   if (new_nbytes > old_nbytes && !t.is_meta()) {
     // R6: the grown bytes are unspecified; every backend defines them as 0.
-    std::memset(storage_data(t) + old_nbytes, 0, static_cast<size_t>(new_nbytes - old_nbytes));
+    zero_bytes(t.storage(), old_nbytes, new_nbytes);
   }
   if (grows) commit(bytes);
   return ok();
 }
 
-Error TorchCpuBackend::run_copy(const Step& s) {
+Error TorchBackend::run_copy(const Step& s) {
   at::Tensor& dst = var(s, 0);
   const at::Tensor& src = var(s, 1);
   if (fake_[s.args[0].var] != fake_[s.args[1].var])  // FakeTensorMode's rule (impl/ops.cpp)
@@ -932,7 +1055,7 @@ bool is_emptied(const at::Tensor& t) {
 // state; only a signal matters (an exception is LibTorch raising, which is
 // fine). The child has 10 s before SIGALRM. This is how storcheck shows
 // that eager ops on freed storage crash instead of raising.
-void TorchCpuBackend::run_raw(const Step& s) {
+void TorchBackend::run_raw(const Step& s) {
   auto v = [&](int k) -> at::Tensor& { return vars_[s.args[k].var]; };
   auto sc = [&](int k) { return to_torch_scalar(s.args[k].scalar); };
   switch (s.op) {
@@ -960,7 +1083,7 @@ void TorchCpuBackend::run_raw(const Step& s) {
   }
 }
 
-void TorchCpuBackend::probe_unsafe(const Step& s, bool restored) {
+void TorchBackend::probe_unsafe(const Step& s, bool restored) {
   std::fflush(nullptr);
   pid_t pid = ::fork();
   if (pid < 0) return;
@@ -991,7 +1114,7 @@ void TorchCpuBackend::probe_unsafe(const Step& s, bool restored) {
 // rule]), applied with LibTorch ops: an emptied input gives
 // empty_strided(...).zero_() with the rule's geometry; anything else runs
 // the real LibTorch op after the S8 check.
-Error TorchCpuBackend::run_clone_path(const Step& s) {
+Error TorchBackend::run_clone_path(const Step& s) {
   if (s.op == OpId::kAdd || s.op == OpId::kMul) return run_out_of_place(s);  // not clone paths
   const at::Tensor& t = var(s, 0);
   const std::string_view op = s.info().name;
@@ -1014,7 +1137,7 @@ Error TorchCpuBackend::run_clone_path(const Step& s) {
       return error(ErrorKind::kStorageSizeOverflow,
                    std::string(op) + ": restored storage size overflows int64 (S9)");
     if (Error e = check_alloc(op, bytes); e.kind != ErrorKind::kNone) return e;
-    at::TensorOptions opts = at::TensorOptions().dtype(to_torch(d));
+    at::TensorOptions opts = on_device(d);
     at::Tensor buffer;
     {
       at::AutoDispatchBelowADInplaceOrView below;  // a fresh tensor: version 0
@@ -1056,7 +1179,7 @@ Error TorchCpuBackend::run_clone_path(const Step& s) {
 // at::_lazy_clone and mutable_data_ptr materializes for real; before 2.3
 // lazy_clone is an eager copy of the whole storage viewed with the same
 // geometry (C1's metadata, C6's values) and mutable_data_ptr changes nothing.
-Error TorchCpuBackend::run_cow_op(const Step& s) {
+Error TorchBackend::run_cow_op(const Step& s) {
   switch (s.op) {
     case OpId::kSum: {
       const at::Tensor& t = var(s, 0);
@@ -1084,13 +1207,20 @@ Error TorchCpuBackend::run_cow_op(const Step& s) {
       int64_t bytes = 0;
       if (Error e = factory_bytes("from_blob", sizes, d, &bytes); e.kind != ErrorKind::kNone)
         return e;
-      blobs_.emplace_back(new uint8_t[static_cast<size_t>(std::max<int64_t>(bytes, 1))]());
+      void* blob = nullptr;
+      if (device_.is_cpu()) {
+        blobs_.emplace_back(new uint8_t[static_cast<size_t>(std::max<int64_t>(bytes, 1))]());
+        blob = blobs_.back().get();
+      } else {  // device memory that a tensor the program cannot reach owns
+        device_blobs_.push_back(
+            at::zeros({std::max<int64_t>(bytes, 1)}, at::TensorOptions().dtype(at::kByte).device(device_)));
+        blob = device_blobs_.back().data_ptr();
+      }
       at::Tensor t;
       {
         at::AutoDispatchBelowADInplaceOrView below;
         // S1: a 0-byte storage has a null data pointer, foreign or not.
-        t = at::from_blob(bytes > 0 ? blobs_.back().get() : nullptr, sizes,
-                          at::TensorOptions().dtype(to_torch(d)));
+        t = at::from_blob(bytes > 0 ? blob : nullptr, sizes, on_device(d));
       }
       commit(bytes);
       foreign_.push_back(t.storage());
@@ -1142,7 +1272,16 @@ Error TorchCpuBackend::run_cow_op(const Step& s) {
 #if STORCHECK_TORCH_HAS_COW
       (void)foreign;
       if (Error e = check_alloc("lazy_clone", nbytes); e.kind != ErrorKind::kNone) return e;
+      const int64_t before = check_memory_ ? device_allocated() : -1;
       at::Tensor c = at::_lazy_clone(t);
+      if (before >= 0) {  // C1 on a device: no copy until the first write
+        const int64_t after = device_allocated();
+        if (after != before)
+          invariant_finding_ = "cow.device_copy_only_on_write: lazy_clone of a " +
+                               std::to_string(nbytes) + "-byte storage changed the caching "
+                               "allocator's allocated bytes from " + std::to_string(before) +
+                               " to " + std::to_string(after) + " (C1: no copy until a write)";
+      }
       commit(nbytes);
       bind(s, std::move(c));
       return ok();
@@ -1160,14 +1299,15 @@ Error TorchCpuBackend::run_cow_op(const Step& s) {
       at::Tensor bytes;
       {
         at::AutoDispatchBelowADInplaceOrView below;
-        bytes = at::empty({nbytes}, at::TensorOptions().dtype(at::kByte));
+        bytes = at::empty({nbytes}, at::TensorOptions().dtype(at::kByte).device(device_));
       }
-      if (nbytes > 0) std::memcpy(bytes.data_ptr(), t.storage().data(), static_cast<size_t>(nbytes));
+      copy_storage(bytes.storage(), t.storage(), nbytes);
       // lazy_clone_storage (2.3+) keeps the source's resizable flag.
       bytes.storage().unsafeGetStorageImpl()->set_resizable(t.storage().resizable());
-      auto impl = c10::make_intrusive<c10::TensorImpl>(c10::Storage(bytes.storage()),
-                                                       c10::DispatchKeySet(c10::DispatchKey::CPU),
-                                                       t.dtype());
+      auto impl = c10::make_intrusive<c10::TensorImpl>(
+          c10::Storage(bytes.storage()),
+          c10::DispatchKeySet(c10::computeDispatchKey(t.scalar_type(), at::kStrided, device_)),
+          t.dtype());
       impl->set_sizes_and_strides(t.sizes(), t.strides());
       impl->set_storage_offset(t.storage_offset());
       at::Tensor c(std::move(impl));
@@ -1184,7 +1324,7 @@ Error TorchCpuBackend::run_cow_op(const Step& s) {
 
 // Storage shrink and restore (SEMANTICS group R) with LibTorch's real
 // storage resize (resize_bytes_cpu, what untyped_storage().resize_() runs).
-Error TorchCpuBackend::run_storage_op(const Step& s) {
+Error TorchBackend::run_storage_op(const Step& s) {
   switch (s.op) {
     case OpId::kShrink: {
       c10::StorageImpl* impl = var(s, 0).storage().unsafeGetStorageImpl();
@@ -1194,7 +1334,21 @@ Error TorchCpuBackend::run_storage_op(const Step& s) {
         impl->set_nbytes(0);
         return ok();
       }
-      at::native::resize_bytes_cpu(impl, 0);
+      const int64_t old = static_cast<int64_t>(impl->nbytes());
+#if STORCHECK_TORCH_HAS_COW
+      const bool cow = c10::impl::cow::is_cow_data_ptr(impl->data_ptr());
+#else
+      const bool cow = false;
+#endif
+      const int64_t before = check_memory_ && !cow ? device_allocated() : -1;
+      resize_bytes(impl, 0);
+      // R1 on a device: the storage's own bytes go back to the allocator (a
+      // COW block is shared with other sharers and is not checked).
+      const int64_t freed = before >= 0 ? before - device_allocated() : 0;
+      if (before >= 0 && freed < old)
+        invariant_finding_ = "shrink.frees_device_memory: shrinking a " + std::to_string(old) +
+                             "-byte storage freed " + std::to_string(freed) +
+                             " of the caching allocator's allocated bytes (R1)";
       return ok();
     }
     case OpId::kSetNonresizable:
@@ -1217,9 +1371,9 @@ Error TorchCpuBackend::run_storage_op(const Step& s) {
       if (nbytes > old) {
         if (Error e = check_alloc("resize_storage", nbytes); e.kind != ErrorKind::kNone) return e;
       }
-      at::native::resize_bytes_cpu(impl, static_cast<size_t>(nbytes));
+      resize_bytes(impl, nbytes);
       if (nbytes > old)  // R6: unspecified bytes, defined as zero here
-        std::memset(static_cast<uint8_t*>(impl->data()) + old, 0, static_cast<size_t>(nbytes - old));
+        zero_bytes(t.storage(), old, nbytes);
       if (nbytes > old) commit(nbytes);
       return ok();
     }
@@ -1246,9 +1400,8 @@ Error TorchCpuBackend::run_storage_op(const Step& s) {
       }
       if (Error e = check_alloc("rehydrate", total); e.kind != ErrorKind::kNone) return e;
       for (auto& [storage, bytes] : need) {
-        c10::StorageImpl* impl = storage.unsafeGetStorageImpl();
-        at::native::resize_bytes_cpu(impl, static_cast<size_t>(bytes));
-        if (bytes > 0) std::memset(impl->data(), 0, static_cast<size_t>(bytes));
+        resize_bytes(storage.unsafeGetStorageImpl(), bytes);
+        zero_bytes(storage, 0, bytes);
         restored_.push_back(storage);
       }
       commit(total);
@@ -1262,7 +1415,7 @@ Error TorchCpuBackend::run_storage_op(const Step& s) {
         if (alive(st) && !st.unsafeGetStorageImpl()->resizable())
           return error(ErrorKind::kNonResizable, "Trying to resize storage that is not resizable");
       for (const c10::Storage& st : restored_)
-        if (alive(st)) at::native::resize_bytes_cpu(st.unsafeGetStorageImpl(), 0);
+        if (alive(st)) resize_bytes(st.unsafeGetStorageImpl(), 0);
       restored_.clear();
       return ok();
     }
@@ -1285,7 +1438,7 @@ Error meta_compressed_error(std::string_view op, const at::Tensor& t, const std:
 
 // Meta and fake conversion: Note [Meta conversion over LibTorch]. The
 // language's rules on what each step accepts (impl/fake.h) come first.
-Error TorchCpuBackend::run_convert_op(const Step& s) {
+Error TorchBackend::run_convert_op(const Step& s) {
   auto unsupported = [](std::string msg) {
     return error(ErrorKind::kUnsupportedFakeTensor, std::move(msg));
   };
@@ -1340,7 +1493,7 @@ Error TorchCpuBackend::run_convert_op(const Step& s) {
   return ok();
 }
 
-Error TorchCpuBackend::run_out_of_place(const Step& s) {
+Error TorchBackend::run_out_of_place(const Step& s) {
   const at::Tensor& t = var(s, 0);
   const std::string_view op = s.info().name;
   bool copies = true;
@@ -1369,7 +1522,7 @@ Error TorchCpuBackend::run_out_of_place(const Step& s) {
   return ok();
 }
 
-Error TorchCpuBackend::pick(const Step& s, const std::vector<at::Tensor>& parts, int64_t index) {
+Error TorchBackend::pick(const Step& s, const std::vector<at::Tensor>& parts, int64_t index) {
   const int64_t n = static_cast<int64_t>(parts.size());
   if (index < 0 || index >= n)
     return error(ErrorKind::kIndexOutOfRange,
@@ -1380,7 +1533,7 @@ Error TorchCpuBackend::pick(const Step& s, const std::vector<at::Tensor>& parts,
   return ok();
 }
 
-Error TorchCpuBackend::run(const Step& s) {
+Error TorchBackend::run(const Step& s) {
   const auto i = [&](int k) { return s.args[k].i; };
   const auto l = [&](int k) { return to_ref(s.args[k].list); };
   const auto sc = [&](int k) { return to_torch_scalar(s.args[k].scalar); };
@@ -1536,7 +1689,7 @@ Error TorchCpuBackend::run(const Step& s) {
   return ok();
 }
 
-void TorchCpuBackend::observe(Observation* obs, const ObserveScope& scope) {
+void TorchBackend::observe(Observation* obs, const ObserveScope& scope) {
   const size_t n = vars_.size();
   obs->vars.resize(n);
   alias_.reset(n);
@@ -1581,7 +1734,7 @@ void TorchCpuBackend::observe(Observation* obs, const ObserveScope& scope) {
     o.dtype = from_torch(t.scalar_type());
     o.fake = fake_[v] != 0;
     const bool meta = impl->is_meta();
-    o.device = meta && !o.fake ? Device::kMeta : Device::kCpu;  // F1: a fake reports cpu
+    o.device = meta && !o.fake ? Device::kMeta : home_device();  // F1: a fake reports its device
     const c10::StorageImpl* storage = impl->storage().unsafeGetStorageImpl();
     o.storage_nbytes = static_cast<int64_t>(storage->nbytes());
     o.data_null = storage->data() == nullptr;
@@ -1606,7 +1759,7 @@ void TorchCpuBackend::observe(Observation* obs, const ObserveScope& scope) {
     const Geometry g = geometry_of(t);
     int64_t need = 0;
     o.values_known = !meta && g.required_bytes(&need) && need <= o.storage_nbytes;
-    if (o.values_known && need > 0) read_observed_elements(storage_data(t), g, &o.values);
+    if (o.values_known && need > 0) read_observed_elements(host_bytes(t, need), g, &o.values);
   };
   if (scope.vars) {
     for (VarId v : *scope.vars) observe_var(static_cast<size_t>(v));
@@ -1620,7 +1773,7 @@ void TorchCpuBackend::observe(Observation* obs, const ObserveScope& scope) {
 // accessors. Note [Layout policy] has refused the layouts an op does not
 // take; what remains here is Case 1) limits and Case 3) S8 on the inputs
 // and parts the op reads, as the reference checks them.
-Error TorchCpuBackend::run_sparse(const Step& s) {
+Error TorchBackend::run_sparse(const Step& s) {
   const std::string_view op = s.info().name;
   auto fits_all = [&](const std::vector<at::Tensor>& ts) {
     for (const at::Tensor& t : ts)
@@ -1698,12 +1851,12 @@ Error TorchCpuBackend::run_sparse(const Step& s) {
 }
 
 // Note [Observing a sparse variable] (oracles/observation.h).
-void TorchCpuBackend::observe_sparse(const at::Tensor& t, size_t v, bool refresh, VarObs* o) {
+void TorchBackend::observe_sparse(const at::Tensor& t, size_t v, bool refresh, VarObs* o) {
   observe_sparse_storage_none(o, static_cast<int>(t.dim()), t.sizes().data(),
                               from_torch(t.scalar_type()));
   o->layout = layout_of(t);
   o->fake = fake_[v] != 0;
-  o->device = t.is_meta() && !o->fake ? Device::kMeta : Device::kCpu;  // F1: a fake reports cpu
+  o->device = t.is_meta() && !o->fake ? Device::kMeta : home_device();  // F1: a fake reports its device
   o->identity_class = identity_.find_or_insert(t.unsafeGetTensorImpl(), static_cast<int32_t>(v));
   last_data_[v] = nullptr;
   o->sparse_dim = t.sparse_dim();
@@ -1733,7 +1886,7 @@ void TorchCpuBackend::observe_sparse(const at::Tensor& t, size_t v, bool refresh
     return;
   at::Tensor d;
   try {
-    d = t.to_dense().contiguous();
+    d = t.to_dense().contiguous().to(at::kCPU);
   } catch (const std::exception&) {
     return;  // LibTorch 1.13 has no to_dense of hybrid compressed tensors
   }
@@ -1752,7 +1905,8 @@ std::string torch_version() {
 #endif
 }
 
-std::unique_ptr<Backend> make_torch_cpu_backend(bool eager_unsafe) {
+namespace {
+void init_torch_once() {
   static std::once_flag threads_once;
   std::call_once(threads_once, [] {
     at::set_num_threads(1);
@@ -1765,9 +1919,46 @@ std::unique_ptr<Backend> make_torch_cpu_backend(bool eager_unsafe) {
     // by one that returns nothing.
     c10::SetStackTraceFetcher(std::function<std::string()>([] { return std::string(); }));
   });
-  auto b = std::make_unique<detail::TorchCpuBackend>();
+}
+}  // namespace
+
+std::unique_ptr<Backend> make_torch_cpu_backend(bool eager_unsafe) {
+  init_torch_once();
+  auto b = std::make_unique<detail::TorchBackend>(at::Device(at::kCPU), false);
   b->set_eager_unsafe(eager_unsafe);
   return b;
+}
+
+std::unique_ptr<Backend> make_torch_cpu_staged_backend() {
+  init_torch_once();
+  return std::make_unique<detail::TorchBackend>(at::Device(at::kCPU), true);
+}
+
+std::unique_ptr<Backend> make_torch_cuda_backend(bool check_device_memory, std::string* why) {
+#if STORCHECK_TORCH_HAS_CUDA
+  bool usable = false;
+  try {
+    usable = torch::cuda::is_available();
+  } catch (const std::exception& ex) {
+    *why = "no usable CUDA device: " + torch_exception_message(ex);
+    return nullptr;
+  }
+  if (!usable) {
+    *why = "no usable CUDA device: torch::cuda::is_available() is false (LibTorch " +
+           torch_version() + ")";
+    return nullptr;
+  }
+  init_torch_once();
+  auto b = std::make_unique<detail::TorchBackend>(at::Device(at::kCUDA, 0), true);
+  b->set_check_device_memory(check_device_memory);
+  return b;
+#else
+  (void)check_device_memory;
+  *why = "this LibTorch (" + torch_version() +
+         ") was built without CUDA: the LibTorch CUDA backend needs a CUDA build of LibTorch "
+         "(scripts/build-device.sh on a GPU machine)";
+  return nullptr;
+#endif
 }
 
 }  // namespace storcheck

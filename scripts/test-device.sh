@@ -41,10 +41,12 @@ if ! bout=$("$ROOT/scripts/build-device.sh" --deps "$deps" --build "$build" --py
   exit 2
 fi
 say "build: $(printf '%s\n' "$bout" | tail -1) ($(($(date +%s) - t0)) s)"
-ctest_out=$(ctest --test-dir "$build" -L gpu --output-on-failure --timeout 300 2>&1)
+ctest_out=$(ctest --test-dir "$build" -L gpu -V --timeout 300 2>&1)
 crc=$?
-printf '%s\n' "$ctest_out" | tail -40
+printf '%s\n' "$ctest_out" | grep -E 'Failure|FAILED|Skipped|SKIPPED|tests passed' | tail -40
 say "gpu tests: $(printf '%s\n' "$ctest_out" | grep -E '^[0-9]+% tests passed' || echo 'no summary')"
+# The device properties' program counts (harness/gpu/device_test.cpp).
+printf '%s\n' "$ctest_out" | grep -E '^[0-9]+: [a-z_.]+: [0-9]+ programs, ' | sed -E 's/^[0-9]+: /  /' | tee -a "$tmp"
 printf '%s\n' "$ctest_out" | grep -E 'Test +#[0-9]+: ' | sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: /  /; s/ \.+/ /' | tee -a "$tmp"
 if printf '%s\n' "$ctest_out" | grep -q 'Skipped'; then
   say "skipped because: $("$build/cuda_test" 2>&1 | grep -m1 'no usable CUDA device' || echo 'see the ctest log')"

@@ -1,0 +1,143 @@
+// The device properties (issue 11) where no CUDA LibTorch is usable, and the
+// code the LibTorch CUDA backend runs (Note [Device backends],
+// oracles/torch_backend.cpp) exercised on CPU: torch_cpu_staged moves every
+// byte the backend itself touches through tensor ops and host copies, as on
+// a GPU, and must agree with the reference and with plain torch_cpu.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "harness/properties.h"
+#include "oracles/backend.h"
+#include "oracles/runner.h"
+#include "program/text_format.h"
+
+namespace storcheck {
+namespace {
+
+const Property& property(std::string_view name) {
+  const Property* p = find_property(name);
+  if (!p) ADD_FAILURE() << "no property " << name;
+  return p ? *p : properties().front();
+}
+
+const std::vector<std::string_view> kDeviceProperties = {
+    "device.cpu_matches_cuda", "device.ref_matches_torch_cuda", "shrink.frees_device_memory",
+    "cow.device_copy_only_on_write"};
+
+TEST(DeviceProperties, AreInTheGateOrderAndNeedCuda) {
+  for (std::string_view name : kDeviceProperties) {
+    SCOPED_TRACE(std::string(name));
+    EXPECT_TRUE(property(name).needs_cuda());
+    EXPECT_FALSE(property(name).needs_pytorch());
+  }
+  EXPECT_FALSE(property("views.ref_matches_eager").needs_cuda());
+}
+
+TEST(DeviceProperties, SkipWithTheReasonWithoutACudaBackend) {
+  std::string why;
+  if (make_torch_cuda_backend(false, &why)) GTEST_SKIP() << "a CUDA device is usable here";
+  ASSERT_FALSE(why.empty());
+  for (std::string_view name : kDeviceProperties) {
+    SCOPED_TRACE(std::string(name));
+    BackendSet backends = BackendSet::make();
+    CheckOptions opt;
+    opt.programs = 10;
+    CheckResult r = check_property(property(name), opt, backends);
+    EXPECT_TRUE(r.skipped);
+    EXPECT_TRUE(r.passed);
+    EXPECT_EQ(r.programs, 0);
+    EXPECT_EQ(r.skip_reason, "needs the LibTorch CUDA backend: " + why);
+  }
+}
+
+/// Checks `programs` programs of property `name` on `backends`: all pass.
+void expect_passes(std::string_view name, uint64_t seed, int64_t programs, BackendSet& backends) {
+  SCOPED_TRACE(std::string(name));
+  CheckOptions opt;
+  opt.seed = seed;
+  opt.programs = programs;
+  CheckResult r = check_property(property(name), opt, backends);
+  EXPECT_FALSE(r.skipped) << r.skip_reason;
+  EXPECT_TRUE(r.passed) << r.failure_text;
+  EXPECT_EQ(r.programs, programs);
+  EXPECT_GT(r.steps, programs * 8);
+}
+
+/// The device properties' backends with torch_cpu_staged standing in for CUDA.
+BackendSet staged_set() {
+  BackendSet s = BackendSet::make();
+  s.torch_cuda = make_torch_cpu_staged_backend();
+  s.torch_cuda_memory = make_torch_cpu_staged_backend();
+  return s;
+}
+
+TEST(DeviceProperties, StagedDevicePathsPassEveryDeviceProperty) {
+  BackendSet backends = staged_set();
+  if (!backends.torch_cuda) GTEST_SKIP() << "storcheck was built without LibTorch";
+  for (std::string_view name :
+       {"device.cpu_matches_cuda", "device.ref_matches_torch_cuda", "shrink.frees_device_memory"})
+    expect_passes(name, 5, 400, backends);
+  // Without _lazy_clone (LibTorch < 2.3) the COW one says why it skips.
+  CheckResult cow = check_property(property("cow.device_copy_only_on_write"), CheckOptions{},
+                                   backends);
+  if (!backends.torch_cuda_memory->capabilities().cow) {
+    EXPECT_TRUE(cow.skipped);
+    EXPECT_NE(cow.skip_reason.find("needs LibTorch 2.3+"), std::string::npos) << cow.skip_reason;
+  }
+}
+
+// The differential properties against LibTorch, with the staged backend as
+// their LibTorch: shrink, COW, meta/fake and sparse programs cross every
+// staged path (zero_bytes, host_bytes, copy_storage, device-side from_blob).
+TEST(DeviceProperties, StagedBackendAgreesWithTheReferenceOnTheTorchProperties) {
+  BackendSet backends = BackendSet::make();
+  backends.torch_cpu = make_torch_cpu_staged_backend();
+  if (!backends.torch_cpu) GTEST_SKIP() << "storcheck was built without LibTorch";
+  EXPECT_EQ(backends.torch_cpu->name(), "torch_cpu_staged");
+  for (std::string_view name : {"views.ref_matches_eager", "shrink.matches_eager",
+                                "cow.matches_torch", "fake.matches_libtorch_meta",
+                                "fake.sparse_metadata"})
+    expect_passes(name, 9, 300, backends);
+}
+
+// Every byte path of the staged backend, step by step, against torch_cpu's
+// pointers: the same observations (values included) after every step.
+TEST(DeviceProperties, StagedObservationsEqualDirectOnes) {
+  std::unique_ptr<Backend> direct = make_torch_cpu_backend(), staged = make_torch_cpu_staged_backend();
+  if (!direct) GTEST_SKIP() << "storcheck was built without LibTorch";
+  const char* text =
+      "# storcheck program v1\n"
+      "t0 = empty_strided [3,2] [1,4] f32\n"   // zero_bytes over the whole storage
+      "t1 = rand [2,3] f64 7\n"                // drawn on the host, then moved
+      "t2 = from_blob [4] i32\n"               // foreign-owned memory
+      "t3 = transpose t1 0 1\n"
+      "add_ t3 1.5\n"
+      "t4 = lazy_clone t3\n"                   // copy_storage (LibTorch < 2.3)
+      "resize_ t0 [5,3]\n"                     // zero_bytes of the grown bytes
+      "resize_storage t1 80\n"                 // resize_bytes, then zero_bytes
+      "shrink t1\n"
+      "t5 = clone t3\n"                        // restore: zeros on the device
+      "rehydrate\n"                            // resize_bytes and zero_bytes per storage
+      "mul_ t3 2\n"
+      "t6 = to_sparse_csr t4\n"               // indices read on the host
+      "t7 = to_dense t6\n"
+      "reshrink\n";
+  ParseResult parsed = parse_program(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.error.to_string();
+  Runner runner({direct.get(), staged.get()}, Limits{});
+  RunReport rep = runner.run(parsed.program, /*keep_trace=*/true);
+  EXPECT_FALSE(rep.diverged) << rep.divergence.to_string(parsed.program);
+  EXPECT_TRUE(rep.refusal.empty()) << rep.refusal;
+  EXPECT_EQ(rep.steps_run, static_cast<int64_t>(parsed.program.steps.size()));
+  EXPECT_EQ(rep.steps_failed, 0);
+  ASSERT_EQ(rep.last.size(), 2u);
+  // The rand values arrived (not zeros), and the restored clone is zeros.
+  const VarObs& t5 = rep.last[1].vars[5];
+  ASSERT_TRUE(t5.values_known);
+  EXPECT_EQ(t5.values, std::vector<uint8_t>(t5.values.size(), 0));
+}
+
+}  // namespace
+}  // namespace storcheck
