@@ -73,8 +73,13 @@ GenConfig cow_config() { return focused(&GenConfig::cow_focus); }
 GenConfig fake_config() { return focused(&GenConfig::fake_focus); }
 GenConfig sparse_config() {
   GenConfig cfg = focused(&GenConfig::sparse_focus);
-  cfg.ops = all_ops();
+  cfg.ops = all_ops() & ~device_ops();
   return cfg;
+}
+GenConfig device_config(GenConfig base) {
+  base.ops |= device_ops();
+  base.home_cuda = true;
+  return base;
 }
 
 OpSet all_ops() {
@@ -83,7 +88,8 @@ OpSet all_ops() {
   return s;
 }
 
-OpSet strided_ops() { return all_ops() & ~ops_in({OpCategory::kSparse}); }
+OpSet strided_ops() { return all_ops() & ~ops_in({OpCategory::kSparse, OpCategory::kDevice}); }
+OpSet device_ops() { return ops_in({OpCategory::kDevice}); }
 
 OpSet ops_in(std::initializer_list<OpCategory> cats) {
   OpSet s;
@@ -177,7 +183,7 @@ bool emptied(const ModelTensor& t, int64_t bytes) {
 /// R3: the ops that restore an emptied input as zeros in fresh storage.
 bool is_clone_path(OpId op) {
   return op == OpId::kClone || op == OpId::kContiguous || op == OpId::kClonePreserveStrides ||
-         op == OpId::kTo || op == OpId::kLazyClone;
+         op == OpId::kTo || op == OpId::kLazyClone || op == OpId::kCuda || op == OpId::kCpu;
 }
 
 /// Ops that write a tensor's data: they materialize a COW storage (C3).
@@ -835,6 +841,7 @@ class Builder {
         case OpId::kMeta: case OpId::kFake: return true;           // F4
         case OpId::kToMeta: case OpId::kFakeFromMeta: return in.fake;
         case OpId::kClonePreserveStrides: return !cov;             // its as_strided checks
+        case OpId::kCuda: case OpId::kCpu: return true;            // layout policy Case 7
         default: break;
       }
       OpCategory cat = op_info(op).category;
@@ -865,6 +872,9 @@ class Builder {
         return !cov;
       case OpCategory::kStorage:
         return (op == OpId::kShrink || op == OpId::kResizeStorage) && !st.resizable;
+      case OpCategory::kDevice:  // like `to` (meta inputs: Note [Layout policy] Case 7)
+        if (result == 1) return false;
+        return !emptied(in, st.bytes) && !cov;
       default:
         return false;
     }
@@ -992,13 +1002,15 @@ class Builder {
     if (rfocus_) w += r_op_weight(op, f) - 1;
     if (cfocus_) w += c_op_weight(op, f) - 1;
     if (ffocus_) w += f_op_weight(op, f) - 1;
+    // Device programs (device_config): a move in about one step of eight.
+    if (cfg_.home_cuda && op_info(op).category == OpCategory::kDevice) w += 5;
     return w;
   }
 
   /// The op of a record: uniform over the enabled ops, or weighted by state
   /// under a focus. Index 0 is always the first enabled op.
   OpId draw_op(uint32_t index) const {
-    if (!rfocus_ && !cfocus_ && !ffocus_) return ops_[index % ops_.size()];
+    if (!rfocus_ && !cfocus_ && !ffocus_ && !cfg_.home_cuda) return ops_[index % ops_.size()];
     FocusState f = focus_state();
     int64_t total = 0;
     for (OpId op : ops_) total += op_weight(op, f);
@@ -1127,6 +1139,18 @@ class Builder {
   }
 
   /// The op's rule; fills the step's arguments and the result model.
+  /// The copy of `to` another dtype or device: an emptied input restores
+  /// zeros that keep its strides (R3), else clone's strides in fresh storage.
+  void to_copy(const ModelTensor& in, VarId v, ModelTensor* out, int* result) const {
+    if (emptied(in, storage(v).bytes)) {
+      out->offset = 0;
+      *result = 6;
+    } else {
+      if (!is_dense(in)) out->strides = dense_strides_like(in, false);
+      *result = 2;
+    }
+  }
+
   bool apply(OpId op, const StepChoice& c, Picker& pk, VarId v, const ModelTensor& in, Step* s,
              ModelTensor* out, bool* invalid, int* result) {
     const int r = in.sizes.size();
@@ -1645,13 +1669,7 @@ class Builder {
           return true;
         }
         out->dtype = d;
-        if (emptied(in, storage(v).bytes)) {  // R3: the restored copy keeps the strides
-          out->offset = 0;
-          *result = 6;
-        } else {
-          if (!is_dense(in)) out->strides = dense_strides_like(in, false);
-          *result = 2;
-        }
+        to_copy(in, v, out, result);
         return true;
       }
       case OpId::kSum: {  // 0-d; f64 for floating inputs, i64 for integer and bool
@@ -1686,6 +1704,18 @@ class Builder {
         out->fake = true;
         *result = 0;
         return true;
+      case OpId::kCuda:
+      case OpId::kCpu: {  // `to` a device (issue 11): same object when there, else a clone path
+        *invalid = false;
+        const bool away = (op == OpId::kCuda) != cfg_.home_cuda;
+        if (in.away == away) {
+          *result = 1;
+          return true;
+        }
+        out->away = away;
+        to_copy(in, v, out, result);
+        return true;
+      }
       case OpId::kToMeta:  // F8: clone-like onto meta; a meta input is returned
         if (in.meta) {
           *result = 1;

@@ -44,9 +44,13 @@ using OpSet = std::bitset<kNumOps>;
 
 /// Every op of ops.def.
 OpSet all_ops();
-/// Every op but the sparse ones (category kSparse): the default of GenConfig,
-/// whose programs hold strided variables only; sparse_config() adds them.
+/// Every op but the sparse ones (category kSparse) and the device ones
+/// (kDevice): the default of GenConfig, whose programs hold strided variables
+/// on one device only; sparse_config() adds the sparse ops, device_config()
+/// the device ones.
 OpSet strided_ops();
+/// cuda and cpu (category kDevice): only programs for a GPU run draw them.
+OpSet device_ops();
 /// The ops whose category is one of `cats`, e.g. ops_in({OpCategory::kView}).
 OpSet ops_in(std::initializer_list<OpCategory> cats);
 
@@ -92,6 +96,9 @@ struct GenConfig {
   /// programs]) and sweep/memo_stats; off for the cross-ref, whose fake
   /// twins are not meant to agree on conversions (Note [Fake twin]).
   bool sparse_conversions = true;
+  /// The backends' home device (factories' tensors) is CUDA: the model
+  /// knows which of cuda and cpu moves a tensor (device_config).
+  bool home_cuda = false;
 };
 
 /// All ops, 16-step programs, draws weighted toward shrink/restore (group R) scenarios.
@@ -103,6 +110,9 @@ GenConfig fake_config();
 /// All ops including the sparse ones, 16-step programs over sparse variables
 /// of every layout (F4, F8, S3; Note [Sparse programs]).
 GenConfig sparse_config();
+/// `base` plus cuda and cpu steps, for backends whose home device is CUDA
+/// (the device properties, issue 11).
+GenConfig device_config(GenConfig base);
 
 /// Number of small choices per step record.
 inline constexpr int kStepPicks = 16;
@@ -126,6 +136,7 @@ struct ModelTensor {
   DTypeArg dtype = DTypeArg::kF32;
   bool meta = false;  ///< on a meta storage (meta and fake tensors: no data, F6)
   bool fake = false;  ///< a fake tensor (FakeTensorMode)
+  bool away = false;  ///< on the device other than the home one (cuda, cpu steps)
 };
 
 /// What the builder decided for one step (for tests of the generator itself).

@@ -783,5 +783,23 @@ TEST(OpSets, OpsInSelectsCategories) {
   EXPECT_EQ(all_ops().count(), static_cast<size_t>(kNumOps));
 }
 
+// ---- devices (issue 11) -------------------------------------------------
+
+TEST(DeviceConfig, EveryOpAppearsWithin2000Programs) {
+  expect_every_op_within_2000_programs(device_config(shrink_config()));
+}
+
+TEST(DeviceConfig, OnlyDeviceConfigsHoldTheDeviceOps) {
+  EXPECT_EQ(device_ops().count(), 2u);
+  for (const GenConfig& c : {GenConfig{}, shrink_config(), cow_config(), fake_config(), sparse_config()}) {
+    EXPECT_TRUE((c.ops & device_ops()).none());
+    EXPECT_FALSE(c.home_cuda);
+  }
+  GenConfig d = device_config(cow_config());
+  EXPECT_EQ(d.ops & device_ops(), device_ops());
+  EXPECT_TRUE(d.home_cuda);
+  EXPECT_TRUE(d.cow_focus);
+}
+
 }  // namespace
 }  // namespace storcheck

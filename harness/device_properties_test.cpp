@@ -5,9 +5,12 @@
 // a GPU, and must agree with the reference and with plain torch_cpu.
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "generators/program_gen.h"
+#include "harness/gate.h"
 #include "harness/properties.h"
 #include "oracles/backend.h"
 #include "oracles/runner.h"
@@ -137,6 +140,121 @@ TEST(DeviceProperties, StagedObservationsEqualDirectOnes) {
   const VarObs& t5 = rep.last[1].vars[5];
   ASSERT_TRUE(t5.values_known);
   EXPECT_EQ(t5.values, std::vector<uint8_t>(t5.values.size(), 0));
+}
+
+// The device programs on the reference whose home device is CUDA: every
+// cuda and cpu step does what the generator's model says (the same tensor
+// when it is there, a copy on the other device, zeros for an emptied input,
+// R3), and the reference reports each variable's device.
+TEST(DevicePrograms, ReferenceMovesTensorsAsTheModelSays) {
+  GenConfig cfg = device_config(shrink_config());
+  cfg.invalid_per_mille = 0;
+  rc::Gen<std::vector<StepChoice>> choices =
+      rc::gen::container<std::vector<StepChoice>>(16, gen_step_choice(cfg));
+  std::unique_ptr<Backend> ref = make_reference_backend(DeviceType::kCuda);
+  EXPECT_EQ(ref->capabilities().device, Device::kCuda);
+  int same = 0, copies = 0, restores = 0, on_cpu = 0;
+  for (int k = 0; k < 400; ++k) {
+    std::vector<StepTrace> trace;
+    const Program p = build_program(choices(rc::Random(300 + k), 100).value(), cfg, &trace);
+    ref->begin(p, Limits{});
+    std::vector<char> bound(static_cast<size_t>(p.num_vars()), 0);
+    Observation before, after;
+    for (size_t j = 0; j < p.steps.size(); ++j) {
+      const Step& s = p.steps[j];
+      bool skip = false;
+      for (int a = 0; a < s.nargs; ++a)
+        if (s.args[a].kind == ArgKind::kVar && !bound[s.args[a].var]) skip = true;
+      if (skip) continue;
+      ref->observe(&before);
+      const Error e = ref->run_step(s);
+      ref->observe(&after);
+      if (s.out != kNoVar) bound[s.out] = e.kind == ErrorKind::kNone;
+      if (s.op == OpId::kDrop) bound[s.args[0].var] = 0;
+      if (s.op != OpId::kCuda && s.op != OpId::kCpu) continue;
+      SCOPED_TRACE(print_program(p) + "at: " + print_step(p, s));
+      const StepTrace& t = trace[j];
+      EXPECT_EQ(e.kind != ErrorKind::kNone, t.expect_error) << e.message;
+      if (e.kind != ErrorKind::kNone) continue;
+      const VarObs& in = before.vars[static_cast<size_t>(s.args[0].var)];
+      const VarObs& out = after.vars[static_cast<size_t>(s.out)];
+      const Device target = s.op == OpId::kCuda ? Device::kCuda : Device::kCpu;
+      EXPECT_EQ(out.device, target);
+      on_cpu += target == Device::kCpu;
+      if (in.device == target) {  // the same tensor object
+        EXPECT_EQ(out.identity_class, after.vars[static_cast<size_t>(s.args[0].var)].identity_class);
+        ++same;
+      } else {
+        EXPECT_NE(out.alias_class, after.vars[static_cast<size_t>(s.args[0].var)].alias_class);
+        EXPECT_EQ(out.values_known, true);
+        if (observed_emptied(in)) {
+          EXPECT_EQ(out.values, std::vector<uint8_t>(out.values.size(), 0));
+          EXPECT_EQ(out.offset, 0);
+          ++restores;
+        } else {
+          EXPECT_EQ(out.values, in.values);
+          ++copies;
+        }
+      }
+    }
+  }
+  EXPECT_GT(same, 20);
+  EXPECT_GT(copies, 50);
+  EXPECT_GT(restores, 5);
+  EXPECT_GT(on_cpu, 20);
+}
+
+// LibTorch without a usable CUDA device refuses a cuda step; the steps
+// before it are compared as usual (a cpu step on a CPU tensor is the same
+// tensor in both backends).
+TEST(DevicePrograms, TorchWithoutCudaRefusesTheCudaStep) {
+  std::string why;
+  if (make_torch_cuda_backend(false, &why)) GTEST_SKIP() << "a CUDA device is usable here";
+  std::unique_ptr<Backend> ref = make_reference_backend(), torch = make_torch_cpu_backend();
+  if (!torch) GTEST_SKIP() << "storcheck was built without LibTorch";
+  ParseResult parsed = parse_program(
+      "# storcheck program v1\n"
+      "t0 = arange [2,3] f32\n"
+      "t1 = cpu t0\n"
+      "t2 = cuda t1\n"
+      "add_ t2 1\n");
+  ASSERT_TRUE(parsed.ok()) << parsed.error.to_string();
+  Runner runner({ref.get(), torch.get()}, Limits{});
+  RunReport rep = runner.run(parsed.program, /*keep_trace=*/true);
+  EXPECT_FALSE(rep.diverged) << rep.divergence.to_string(parsed.program);
+  EXPECT_EQ(rep.steps_run, 3);
+  EXPECT_NE(rep.refusal.find("step 3 (t2 = cuda t1): torch_cpu refused: cuda: no usable CUDA device"),
+            std::string::npos)
+      << rep.refusal;
+  ASSERT_EQ(rep.last.size(), 2u);
+  EXPECT_EQ(rep.last[0].vars[1].identity_class, rep.last[0].vars[0].identity_class);
+  EXPECT_EQ(rep.last[0].vars[2].device, Device::kCuda);  // the reference moved it
+}
+
+// `storcheck repro` of a device property's finding names the backends it
+// needs when they are absent, and replays on the ones there are.
+TEST(DevicePrograms, ReproOfADeviceFindingSaysWhyItCannotReplayOnCuda) {
+  std::string why;
+  if (make_torch_cuda_backend(false, &why)) GTEST_SKIP() << "a CUDA device is usable here";
+  if (!make_torch_cpu_backend()) GTEST_SKIP() << "storcheck was built without LibTorch";
+  const std::string text =
+      "# storcheck program v1\n"
+      "# property: device.ref_matches_torch_cuda\n"
+      "t0 = arange [2,2] f32\n"
+      "t1 = cuda t0\n";
+  ParseResult parsed = parse_program(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.error.to_string();
+  std::ostringstream out;
+  EXPECT_EQ(print_repro_report(parsed.program, text, "f.sc", false, Limits{}, out), 0);
+  EXPECT_NE(out.str().find("note: the file is a device.ref_matches_torch_cuda finding, but the "
+                           "LibTorch CUDA backend is absent: " + why),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("not comparable from step 2 (t1 = cuda t0): torch_cpu refused"),
+            std::string::npos)
+      << out.str();
+  EXPECT_EQ(header_value(text, "property"), "device.ref_matches_torch_cuda");
+  EXPECT_EQ(header_value(text, "known"), "");
 }
 
 }  // namespace

@@ -81,21 +81,6 @@ bool read_program_file(const std::string& path, const Limits& limits, Program* p
 
 namespace {
 
-std::string header_value(const std::string& text, const std::string& key) {
-  std::istringstream in(text);
-  std::string line;
-  std::string prefix = "# " + key + ":";
-  while (std::getline(in, line)) {
-    if (line.rfind(prefix, 0) == 0) {
-      std::string v = line.substr(prefix.size());
-      v.erase(0, v.find_first_not_of(" \t"));
-      while (!v.empty() && (v.back() == ' ' || v.back() == '\r')) v.pop_back();
-      return v;
-    }
-  }
-  return "";
-}
-
 std::vector<std::string> list_programs(const std::string& dir) {
   std::vector<std::string> files;
   DIR* d = ::opendir(dir.c_str());

@@ -92,6 +92,8 @@ int print_repro_report(const Program& p, const std::string& text, const std::str
 
 /// The id of a `# known: ID` header line of a program file ("" when none).
 std::string known_id_of(const std::string& text);
+/// The value of a `# KEY: VALUE` header line of a program file ("" when none).
+std::string header_value(const std::string& text, const std::string& key);
 
 /// Reads and parses a program file with every limit applied. On failure
 /// returns false and sets *error to one line "PATH:LINE: message".

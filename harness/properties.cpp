@@ -234,19 +234,23 @@ const std::vector<Property>& properties() {
        PropertyKind::kDifferential, false, views_config(), Invariant::kCloneGivesZeros,
        Versus::kCpuVsCuda},
       {"device.ref_matches_torch_cuda",
-       "the reference agrees with LibTorch on CUDA after every step (S1-S10, R1-R7, C1-C8 "
-       "where LibTorch has _lazy_clone)",
-       PropertyKind::kDifferential, false, views_config(), Invariant::kCloneGivesZeros,
+       "the reference (its home device CUDA) agrees with LibTorch on CUDA after every step, "
+       "with cuda and cpu steps moving tensors between the devices (S1-S10, R1-R7, R3 for "
+       "cuda/cpu, C1-C8 where LibTorch has _lazy_clone)",
+       PropertyKind::kDifferential, false, device_config(views_config()),
+       Invariant::kCloneGivesZeros,
        Versus::kReferenceVsCuda},
       {"shrink.frees_device_memory",
        "shrink on CUDA returns at least the storage's bytes to the caching allocator, and "
        "the programs agree with the reference (R1-R7)",
-       PropertyKind::kDifferential, false, shrink_config(), Invariant::kCloneGivesZeros,
+       PropertyKind::kDifferential, false, device_config(shrink_config()),
+       Invariant::kCloneGivesZeros,
        Versus::kReferenceVsCudaMemory},
       {"cow.device_copy_only_on_write",
        "lazy_clone of a CUDA tensor allocates no device memory, and COW state agrees with the "
        "reference: materialization (a device copy) only on write (C1-C8; LibTorch 2.3+)",
-       PropertyKind::kDifferential, false, cow_config(), Invariant::kCloneGivesZeros,
+       PropertyKind::kDifferential, false, device_config(cow_config()),
+       Invariant::kCloneGivesZeros,
        Versus::kReferenceVsCudaMemory},
       // PyTorch's own stack (oracles/python_backend.h); opt-in for the gate.
       {"pytorch.eager_matches_libtorch",
@@ -589,11 +593,17 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
     case Versus::kPytorchAlone: list = {backends.pytorch.get()}; break;
     case Versus::kCpuVsCuda: list = {backends.torch_cpu.get(), backends.torch_cuda.get()}; break;
     case Versus::kReferenceVsCuda:
-      list = {backends.reference.get(), backends.torch_cuda.get()};
+    case Versus::kReferenceVsCudaMemory: {
+      // The reference's factories on the LibTorch backend's device (CUDA;
+      // a CPU stand-in in tests), so that cuda and cpu steps move the same way.
+      Backend* cuda = prop.versus == Versus::kReferenceVsCuda ? backends.torch_cuda.get()
+                                                              : backends.torch_cuda_memory.get();
+      other = make_reference_backend(cuda->capabilities().device == Device::kCuda
+                                         ? DeviceType::kCuda
+                                         : DeviceType::kCpu);
+      list = {other.get(), cuda};
       break;
-    case Versus::kReferenceVsCudaMemory:
-      list = {backends.reference.get(), backends.torch_cuda_memory.get()};
-      break;
+    }
   }
   Runner runner(list, opt.limits);
   rc::Gen<Program> gen = prop.view_chains ? gen_view_chain(prop.config) : gen_program(prop.config);

@@ -15,9 +15,10 @@
 
 namespace storcheck {
 
-std::string known_id_of(const std::string& text) {
-  size_t at = text.find("\n# known:");
-  if (text.rfind("# known:", 0) == 0) at = 0;
+std::string header_value(const std::string& text, const std::string& key) {
+  const std::string line = "# " + key + ":";
+  size_t at = text.find("\n" + line);
+  if (text.rfind(line, 0) == 0) at = 0;
   if (at == std::string::npos) return "";
   size_t b = text.find(':', at) + 1;
   size_t end = text.find('\n', b);
@@ -26,6 +27,8 @@ std::string known_id_of(const std::string& text) {
   while (!id.empty() && (id.back() == ' ' || id.back() == '\r')) id.pop_back();
   return id;
 }
+
+std::string known_id_of(const std::string& text) { return header_value(text, "known"); }
 
 namespace {
 int report(const ReproOptions& opt, std::ostream& out, std::ostream& err);
@@ -76,6 +79,20 @@ int print_repro_report(const Program& p, const std::string& text, const std::str
     backends.pytorch = make_python_backend(&py_why);
     if (backends.pytorch) list.push_back(backends.pytorch.get());
   }
+  // A finding of a device property replays on that property's backends
+  // (harness/properties.cpp), where LibTorch has a usable CUDA device.
+  std::string cuda_why;
+  std::unique_ptr<Backend> cuda, home_cuda_reference;
+  const Property* prop = find_property(header_value(text, "property"));
+  if (prop && prop->needs_cuda()) {
+    cuda = make_torch_cuda_backend(prop->versus == Versus::kReferenceVsCudaMemory, &cuda_why);
+    if (cuda && prop->versus == Versus::kCpuVsCuda) {
+      list = {backends.torch_cpu.get(), cuda.get()};
+    } else if (cuda) {
+      home_cuda_reference = make_reference_backend(DeviceType::kCuda);
+      list = {home_cuda_reference.get(), cuda.get()};
+    }
+  }
   Runner runner(list, limits);
   RunReport rep = runner.run(p, /*keep_trace=*/true);
   out << "storcheck repro " << label << ": " << p.steps.size() << " steps on " << list.size()
@@ -88,6 +105,9 @@ int print_repro_report(const Program& p, const std::string& text, const std::str
   if (!py_why.empty())
     out << "note: the file is a pytorch.* finding, but the PyTorch backend is absent: " << py_why
         << "\n";
+  if (!cuda_why.empty())
+    out << "note: the file is a " << prop->name << " finding, but the LibTorch CUDA backend is "
+        << "absent: " << cuda_why << "\n";
   if (list.size() < 2)
     out << "note: only the reference backend is available (built without LibTorch); nothing "
            "to compare\n";
@@ -131,7 +151,8 @@ int print_repro_report(const Program& p, const std::string& text, const std::str
     bool crossref = true;
     for (const Step& s : p.steps)
       crossref &= s.info().category != OpCategory::kStorage &&
-                  s.info().category != OpCategory::kConvert && s.op != OpId::kFromBlob;
+                  s.info().category != OpCategory::kConvert &&
+                  s.info().category != OpCategory::kDevice && s.op != OpId::kFromBlob;
     if (crossref) {
       std::unique_ptr<Backend> twin = make_fake_twin_backend(/*check_fallback=*/true);
       Runner fake({list[0], twin.get()}, limits);
@@ -156,9 +177,12 @@ int print_repro_report(const Program& p, const std::string& text, const std::str
   const Divergence& d = rep.divergence;
   out << "DIVERGENCE at " << d.to_string(p) << "\n";
   std::string_view op = op_info(p.steps[static_cast<size_t>(d.step - 1)].op).name;
+  // LibTorch on two devices has no known divergence (harness/properties.cpp).
+  const bool two_devices = list[0] == backends.torch_cpu.get() && list.size() == 2 && cuda;
   const KnownDivergence* matched =
-      match_known_divergence(op, d.mismatch.field, d.mismatch.a, d.mismatch.b, torch_version(),
-                             backends.pytorch != nullptr);
+      two_devices ? nullptr
+                  : match_known_divergence(op, d.mismatch.field, d.mismatch.a, d.mismatch.b,
+                                           torch_version(), backends.pytorch != nullptr);
   if (declared_applies || matched) {
     const KnownDivergence* k = declared_applies ? declared : matched;
     out << "expected: known divergence " << k->id << " on LibTorch " << torch_version() << ": "

@@ -61,14 +61,18 @@ Result<Tensor> MetaConverter::convert(const Tensor& t) {
     StorageEntry e;
     e.real = t->storage;
     e.meta = Storage::make_meta(t->storage->nbytes());  // F2: 0 bytes for an emptied one
+    e.meta->set_device(t->device());  // F1: the device it stands for
     s = storages_.emplace(key, std::move(e)).first;
   }
   if (s->second.tensors++ == 0)
     pending_.erase(std::remove(pending_.begin(), pending_.end(), key), pending_.end());
   auto m = std::make_shared<TensorImpl>();
-  m->storage = fault_active(Fault::kFakeViewLosesAliasing) && s->second.tensors > 1
-                   ? Storage::make_meta(s->second.meta->nbytes())
-                   : s->second.meta;
+  if (fault_active(Fault::kFakeViewLosesAliasing) && s->second.tensors > 1) {
+    m->storage = Storage::make_meta(s->second.meta->nbytes());
+    m->storage->set_device(t->device());
+  } else {
+    m->storage = s->second.meta;
+  }
   m->geom = t->geom;  // F1: sizes, strides, offset, itemsize
   m->dtype = t->dtype;
   m->version = std::make_shared<int64_t>(0);

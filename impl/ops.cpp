@@ -189,6 +189,7 @@ Result<Tensor> new_tensor(Context& ctx, const Geometry& geom, DType d, const cha
     if (!s.ok()) return s.error();
     t->storage = std::move(s).value();
   }
+  t->storage->set_device(ctx.device);
   t->geom = g;
   t->dtype = d;
   t->version = std::make_shared<int64_t>(0);
@@ -1310,9 +1311,15 @@ Result<Tensor> clone_preserve_strides(Context& ctx, const Tensor& t) {
   return out;
 }
 
-Result<Tensor> to(Context& ctx, const Tensor& t, DType d) {
+namespace {
+/// `to` of dtype `d` onto device `dev` (LibTorch's _to_copy with
+/// preserve_format): t itself when both are t's; else a copy that keeps a
+/// dense non-overlapping input's strides, or dense strides in the input's
+/// order; an emptied input gives zeros with its strides (R3).
+Result<Tensor> to_copy(Context& ctx, const Tensor& t, DType d, DeviceType dev, const char* op) {
   DeviceScope device(ctx, *t);  // Note [Meta execution]
-  if (t->dtype == d) return t;
+  if (t->dtype == d && t->device() == dev) return t;
+  ctx.device = dev;
   std::array<int64_t, kGeometryMaxDims> st{};
   if (t->geom.is_non_overlapping_and_dense()) {
     for (int k = 0; k < t->rank(); ++k) st[k] = t->stride(k);
@@ -1322,19 +1329,32 @@ Result<Tensor> to(Context& ctx, const Tensor& t, DType d) {
   Geometry g = t->geom;
   g.offset = 0;
   for (int k = 0; k < g.rank; ++k) g.strides[k] = st[k];
-  if (is_emptied(*t) && restores("to")) {  // R3, Note [Restore rule]
+  if (is_emptied(*t) && restores(op)) {  // R3, Note [Restore rule]
     for (int k = 0; k < g.rank; ++k) g.strides[k] = t->stride(k);
-    return restored_zeros(ctx, g, d, "to");
+    return restored_zeros(ctx, g, d, op);
   }
-  auto out = new_tensor(ctx, g, d, "to");
+  auto out = new_tensor(ctx, g, d, op);
   if (!out.ok()) return out;
-  Status s = check_compute_input(*t, "to");
+  Status s = check_compute_input(*t, op);
   if (!s.ok()) {
     refund(ctx, out.value());
     return s.error();
   }
   if (!t->is_meta()) copy_elements(*t, *out.value());
   return out;
+}
+}  // namespace
+
+Result<Tensor> to(Context& ctx, const Tensor& t, DType d) {
+  return to_copy(ctx, t, d, t->device(), "to");
+}
+
+Result<Tensor> to_device(Context& ctx, const Tensor& t, DeviceType dev) {
+  const char* op = dev == DeviceType::kCuda ? "cuda" : "cpu";
+  if (t->is_meta())  // Note [Layout policy] refuses it before any backend runs
+    return err(ErrorKind::kDeviceMismatch,
+               std::string(op) + ": a meta or fake input; storcheck's device ops take real tensors");
+  return to_copy(ctx, t, t->dtype, dev, op);
 }
 
 Result<Tensor> sum(Context& ctx, const Tensor& t) {
@@ -1385,6 +1405,7 @@ Result<Tensor> lazy_clone_impl(Context& ctx, const Tensor& t, bool eager) {
     out->version = std::make_shared<int64_t>(0);
     out->storage = Storage::make_meta(t->storage->nbytes());
     out->storage->set_resizable(t->storage->resizable());
+    out->storage->set_device(t->device());
     return Tensor(out);
   }
   Status c = ctx.budget.charge(t->storage->nbytes(), "lazy_clone");
@@ -1394,6 +1415,7 @@ Result<Tensor> lazy_clone_impl(Context& ctx, const Tensor& t, bool eager) {
   if (eager) {
     auto s = std::make_shared<Storage>(-1, t->storage->nbytes());
     s->set_resizable(t->storage->resizable());
+    s->set_device(t->device());
     if (s->nbytes() > 0)
       std::memcpy(s->mutable_data(), t->storage->read_data(), static_cast<size_t>(s->nbytes()));
     out->storage = std::move(s);

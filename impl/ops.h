@@ -95,6 +95,11 @@ Result<Tensor> clone_preserve_strides(Context& ctx, const Tensor& t);
 /// Converts to dtype `d`: `t` itself when already of dtype `d`, else a copy
 /// with clone's strides.
 Result<Tensor> to(Context& ctx, const Tensor& t, DType d);
+/// `t.cuda()` / `t.cpu()` (issue 11): `to` onto device `dev`, the same
+/// tensor when t is there already; a clone path (R3: an emptied input gives
+/// zeros with its sizes and strides on `dev`). A meta or fake input raises
+/// kDeviceMismatch.
+Result<Tensor> to_device(Context& ctx, const Tensor& t, DeviceType dev);
 
 /// The sum of all elements as a 0-d tensor: i64 for integer and bool
 /// inputs, f64 for floating ones (see Note [sum in f64]). A read (C3).

@@ -882,5 +882,56 @@ TEST_F(OpsTest, BoundsCheckedViewOfEmptiedStorageIsOutOfBoundsWithZeroBytesR4) {
   EXPECT_EQ(kind(view(t, Ints{12})), ErrorKind::kNone);
 }
 
+// === Devices (issue 11) =========================================================
+
+TEST_F(OpsTest, ToDeviceCopiesOnceAndTagsTheResultAndItsViews) {
+  Tensor t = arange34();
+  EXPECT_EQ(t->device(), DeviceType::kCpu);
+  EXPECT_EQ(must(to_device(ctx, t, DeviceType::kCpu)), t);  // already there: the same tensor
+  Tensor tt = must(transpose(t, 0, 1));
+  Tensor c = must(to_device(ctx, tt, DeviceType::kCuda));
+  EXPECT_NE(c->storage, tt->storage);
+  EXPECT_EQ(c->device(), DeviceType::kCuda);
+  EXPECT_EQ(sizes(c), I({4, 3}));
+  EXPECT_EQ(strides(c), I({1, 4}));  // dense input: its strides kept (preserve_format)
+  EXPECT_EQ(values(c), values(tt));
+  EXPECT_EQ(*c->version, 0);
+  // Ops keep their input's device; views share its storage.
+  EXPECT_EQ(must(narrow(c, 0, 1, 2))->device(), DeviceType::kCuda);
+  EXPECT_EQ(must(clone(ctx, c))->device(), DeviceType::kCuda);
+  EXPECT_EQ(must(add(ctx, c, Scalar::integer(1)))->device(), DeviceType::kCuda);
+  EXPECT_EQ(must(lazy_clone(ctx, c))->device(), DeviceType::kCuda);
+  Tensor back = must(to_device(ctx, c, DeviceType::kCpu));
+  EXPECT_EQ(back->device(), DeviceType::kCpu);
+  EXPECT_EQ(values(back), values(tt));
+  // A fresh tensor of a factory is on the context's device (the backend's home).
+  EXPECT_EQ(must(zeros(ctx, Ints{2}, DType::kF32))->device(), DeviceType::kCpu);
+}
+
+TEST_F(OpsTest, ToDeviceOfAnEmptiedTensorRestoresZerosWithItsStridesR3) {
+  Tensor t = arange34();
+  Tensor v = must(as_strided(t, Ints{2, 2}, Ints{1, 4}, 5));
+  ASSERT_TRUE(shrink(t).ok());
+  Tensor c = must(to_device(ctx, v, DeviceType::kCuda));
+  EXPECT_EQ(c->device(), DeviceType::kCuda);
+  EXPECT_EQ(sizes(c), I({2, 2}));
+  EXPECT_EQ(strides(c), I({1, 4}));
+  EXPECT_EQ(offset(c), 0);
+  EXPECT_EQ(values(c), D({0, 0, 0, 0}));
+  EXPECT_EQ(t->storage->nbytes(), 0);  // the input stays emptied
+  // A genuinely undersized storage is not restored (R7): S8, nothing runs.
+  Tensor u = arange34();
+  ASSERT_TRUE(resize_storage(ctx, u, 8).ok());
+  EXPECT_EQ(kind(to_device(ctx, u, DeviceType::kCuda)), ErrorKind::kUndefinedBehavior);
+}
+
+TEST_F(OpsTest, ToDeviceOfAMetaOrFakeTensorIsDeviceMismatch) {
+  MetaConverter fake_conv(/*fake=*/true);
+  Tensor c = must(to_device(ctx, arange34(), DeviceType::kCuda));
+  Tensor f = must(fake_conv.convert(c));
+  EXPECT_EQ(f->device(), DeviceType::kCuda);  // F1: the device it stands for
+  EXPECT_EQ(kind(to_device(ctx, f, DeviceType::kCpu)), ErrorKind::kDeviceMismatch);
+}
+
 }  // namespace
 }  // namespace storcheck

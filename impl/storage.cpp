@@ -97,6 +97,7 @@ std::shared_ptr<Storage> Storage::lazy_clone() {
   c->nbytes_ = nbytes_;
   c->cow_ = true;
   c->resizable_ = resizable_;  // as c10::impl::cow::lazy_clone_storage
+  c->device_ = device_;
   return c;
 }
 

@@ -34,6 +34,13 @@ struct AllocBudget {
   Status charge(int64_t bytes, std::string_view op);
 };
 
+/// The device a storage's bytes stand on (issue 11). The reference keeps
+/// every storage's bytes in host memory: the device is the tag LibTorch
+/// reports and its rules read (ops keep their input's device; cuda/cpu copy
+/// onto the other one, R3). Meta storages carry the device their fake
+/// tensors stand for (F1).
+enum class DeviceType : uint8_t { kCpu, kCuda };
+
 /// Bytes that one or more storages point at.
 struct DataBlock {
   std::unique_ptr<uint8_t[]> bytes;
@@ -60,6 +67,8 @@ class Storage {
   uint8_t* mutable_data();
   bool resizable() const { return resizable_; }
   void set_resizable(bool r) { resizable_ = r; }
+  DeviceType device() const { return device_; }
+  void set_device(DeviceType d) { device_ = d; }
   /// Changes the byte size in place, keeping min(old, new) bytes and zeroing
   /// the rest (R6); a meta storage only changes its size. A COW storage copies into a fresh block and leaves the
   /// COW group without materializing the old block (C8). The caller has
@@ -84,6 +93,7 @@ class Storage {
   bool cow_ = false;
   bool foreign_ = false;
   bool meta_ = false;
+  DeviceType device_ = DeviceType::kCpu;
 };
 
 /// Materializations that copied bytes on this thread so far (C4: only when

@@ -34,6 +34,8 @@ struct TensorImpl {
 
   /// On the meta device (meta and fake tensors): no data.
   bool is_meta() const { return storage->is_meta(); }
+  /// The real device (for a fake tensor, the one it stands for).
+  DeviceType device() const { return storage->device(); }
 
   int rank() const { return geom.rank; }
   int64_t size(int d) const { return geom.sizes[d]; }
@@ -69,18 +71,24 @@ struct Context {
   /// storages and allocate nothing (Note [Meta execution] in impl/ops.cpp).
   bool meta = false;
   bool fake = false;
+  /// The device of fresh tensors: the input's (DeviceScope), else the
+  /// backend's home device for factories (issue 11).
+  DeviceType device = DeviceType::kCpu;
 };
 
-/// Sets ctx.meta/ctx.fake from an op's input for the op's duration.
+/// Sets ctx.meta/ctx.fake/ctx.device from an op's input for the op's duration.
 class DeviceScope {
  public:
-  DeviceScope(Context& ctx, const TensorImpl& input) : ctx_(ctx), meta_(ctx.meta), fake_(ctx.fake) {
+  DeviceScope(Context& ctx, const TensorImpl& input)
+      : ctx_(ctx), meta_(ctx.meta), fake_(ctx.fake), device_(ctx.device) {
     ctx.meta = input.is_meta();
     ctx.fake = input.fake;
+    ctx.device = input.device();
   }
   ~DeviceScope() {
     ctx_.meta = meta_;
     ctx_.fake = fake_;
+    ctx_.device = device_;
   }
   DeviceScope(const DeviceScope&) = delete;
   DeviceScope& operator=(const DeviceScope&) = delete;
@@ -88,6 +96,7 @@ class DeviceScope {
  private:
   Context& ctx_;
   bool meta_, fake_;
+  DeviceType device_;
 };
 
 }  // namespace storcheck

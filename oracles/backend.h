@@ -132,7 +132,9 @@ inline Scalar to_scalar(const ScalarLit& s) {
   return Scalar{static_cast<Scalar::Kind>(static_cast<int>(s.kind)), s.i, s.f};
 }
 
-std::unique_ptr<Backend> make_reference_backend();
+/// `home`: the device of its factories' tensors (issue 11: kCuda to compare
+/// with the LibTorch CUDA backend); the reference's bytes stay on the host.
+std::unique_ptr<Backend> make_reference_backend(DeviceType home = DeviceType::kCpu);
 /// The reference with every lazy_clone replaced by an eager copy (C6:
 /// observationally equivalent); it reports no COW fields.
 std::unique_ptr<Backend> make_reference_eager_clone_backend();

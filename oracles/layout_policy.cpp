@@ -39,6 +39,10 @@ namespace {
 //      meta tensors only (F5 is not modelled for sparse ones).
 //   Case 5) drop takes any variable.
 //   Case 6) Every other op takes strided tensors only (kUnsupportedLayout).
+//   Case 7) cuda and cpu take real strided tensors only (kUnsupportedLayout:
+//      moving meta, fake and sparse tensors between devices is not
+//      modelled), and sparse_coo_tensor takes indices and values on one
+//      device (kDeviceMismatch; LibTorch's message varies by version).
 // LibTorch's own errors on valid layouts (a bad sparse_dim, a blocksize
 // that does not divide the sizes, indices() of an uncoalesced tensor) are
 // not policy: both backends run the op and the comparator matches the kinds.
@@ -125,10 +129,20 @@ Error check_layouts(const Step& s, const std::array<OperandLayout, kMaxArgs>& in
         if (is_sparse(x.layout)) return refuse(s, k, x, "strided meta tensors only");
         break;
       case OpId::kDrop: break;  // Case 5)
+      case OpId::kCuda:
+      case OpId::kCpu:  // Case 7)
+        if (is_sparse(x.layout) || x.meta) return refuse(s, k, x, "real strided tensors only");
+        break;
       default:                  // Case 6)
         if (is_sparse(x.layout)) return refuse(s, k, x, "strided tensors only");
         break;
     }
+  }
+  if (s.op == OpId::kSparseCooTensor && in[0].device != in[1].device) {  // Case 7)
+    auto name = [](Device d) { return d == Device::kCuda ? "cuda" : "cpu"; };
+    return make_error(ErrorKind::kDeviceMismatch,
+                      std::string("sparse_coo_tensor: indices on ") + name(in[0].device) +
+                          " and values on " + name(in[1].device) + "; they must be on one device");
   }
   if ((s.op == OpId::kToSparseBsr || s.op == OpId::kToSparseBsc) && s.args[1].list.size() != 2)
     return make_error(ErrorKind::kInvalidArgument,  // Case 2)

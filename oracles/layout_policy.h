@@ -25,6 +25,7 @@ namespace storcheck {
 struct OperandLayout {
   Layout layout = Layout::kStrided;
   bool meta = false;  ///< a meta or fake tensor (no data)
+  Device device = Device::kCpu;  ///< a real tensor's device (cpu or cuda)
 };
 
 /// Case 1) of Note [Layout policy]: the ops that build a sparse tensor from

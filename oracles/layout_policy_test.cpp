@@ -84,5 +84,26 @@ TEST(LayoutPolicy, DropTakesAnyVariableCase5) {
   EXPECT_EQ(check_last("t0 = zeros [2] f32\ndrop t0\n", {kCsr}).kind, ErrorKind::kNone);
 }
 
+// Case 7): cuda and cpu move real strided tensors only; sparse_coo_tensor
+// takes its parts on one device (issue 11).
+TEST(LayoutPolicy, DeviceOpsTakeRealStridedTensorsAndCooPartsShareADeviceCase7) {
+  for (const char* op : {"cuda", "cpu"}) {
+    const std::string text = std::string("t0 = zeros [2] f32\nt1 = ") + op + " t0\n";
+    EXPECT_EQ(check_last(text.c_str(), {kStrided}).kind, ErrorKind::kNone) << op;
+    Error meta = check_last(text.c_str(), {kMetaStrided});
+    EXPECT_EQ(meta.kind, ErrorKind::kUnsupportedLayout) << op;
+    EXPECT_NE(meta.message.find("real strided tensors only"), std::string::npos) << meta.message;
+    EXPECT_EQ(check_last(text.c_str(), {kCoo}).kind, ErrorKind::kUnsupportedLayout) << op;
+  }
+  const char* coo = "t0 = zeros [1,2] i64\nt1 = ones [2] f32\nt2 = sparse_coo_tensor t0 t1 [3]\n";
+  const OperandLayout cuda{Layout::kStrided, false, Device::kCuda};
+  EXPECT_EQ(check_last(coo, {kStrided, kStrided}).kind, ErrorKind::kNone);
+  EXPECT_EQ(check_last(coo, {cuda, cuda}).kind, ErrorKind::kNone);
+  Error mixed = check_last(coo, {kStrided, cuda});
+  EXPECT_EQ(mixed.kind, ErrorKind::kDeviceMismatch);
+  EXPECT_EQ(mixed.message,
+            "sparse_coo_tensor: indices on cpu and values on cuda; they must be on one device");
+}
+
 }  // namespace
 }  // namespace storcheck

@@ -123,6 +123,7 @@ const char* category_name(OpCategory c) {
     case OpCategory::kConvert: return "convert";
     case OpCategory::kLifetime: return "lifetime";
     case OpCategory::kSparse: return "sparse";
+    case OpCategory::kDevice: return "device";
   }
   return "?";
 }
@@ -238,6 +239,10 @@ class PythonBackend final : public Backend {
     const OpInfo& info = step.info();
     std::string_view spelling = info.python;
     const bool convert = info.category == OpCategory::kConvert && step.op != OpId::kToMeta;
+    if (info.category == OpCategory::kDevice) {
+      refusal_ = "a device op: this backend runs PyTorch on the CPU only";
+      return Error{};
+    }
     if (!convert && !spelling.empty() && (spelling[0] == '!' || spelling[0] == '*')) {
       refusal_ = spelling[0] == '!' ? std::string(spelling.substr(1))
                                     : "the step expands from the reference's state (ops.def `*`), "

@@ -21,6 +21,9 @@ namespace {
 
 IntSpan span(const IntList& l) { return IntSpan(l.v.data(), l.n); }
 
+/// The observed device of a real (or fake) tensor on device `d`.
+Device observed(DeviceType d) { return d == DeviceType::kCuda ? Device::kCuda : Device::kCpu; }
+
 Layout to_layout(SparseLayout l) {
   switch (l) {
     case SparseLayout::kStrided: return Layout::kStrided;
@@ -53,12 +56,13 @@ Status check_sparse_indices(std::string_view op, const SparseTensor& s) {
 
 class ReferenceBackend final : public Backend {
  public:
-  explicit ReferenceBackend(bool eager_clone) : eager_clone_(eager_clone) {}
+  ReferenceBackend(bool eager_clone, DeviceType home) : eager_clone_(eager_clone), home_(home) {}
   std::string_view name() const override {
     return eager_clone_ ? "reference_eager_clone" : "reference";
   }
   Capabilities capabilities() const override {
     Capabilities c;
+    c.device = observed(home_);
     c.cow = !eager_clone_;
     c.cow_refs = !eager_clone_;
     if (eager_clone_) c.skipped_note = "lazy_clone runs as an eager copy: COW fields not observed";
@@ -72,6 +76,7 @@ class ReferenceBackend final : public Backend {
     ctx_.budget.max_tensor_bytes = limits.max_tensor_bytes;
     ctx_.budget.max_total_bytes = limits.max_program_bytes;
     ctx_.max_step_reads = limits.max_step_reads;
+    ctx_.device = home_;  // factories (ops take their input's, DeviceScope)
     restored_.clear();
     fake_conv_ = MetaConverter(/*fake=*/true);
     meta_conv_ = MetaConverter(/*fake=*/false);
@@ -172,7 +177,7 @@ class ReferenceBackend final : public Backend {
       v.dtype = t->dtype;
       v.layout = Layout::kStrided;
       const bool meta = t->is_meta();
-      v.device = meta && !t->fake ? Device::kMeta : Device::kCpu;  // F1: a fake reports cpu
+      v.device = meta && !t->fake ? Device::kMeta : observed(t->device());  // F1: a fake its device
       v.fake = t->fake;
       v.storage_nbytes = t->storage->nbytes();
       v.data_null = t->storage->read_data() == nullptr;
@@ -214,9 +219,10 @@ class ReferenceBackend final : public Backend {
 
   OperandLayout operand_layout(VarId v) const {
     const size_t k = static_cast<size_t>(v);
-    if (sparse_[k]) return {to_layout(sparse_[k]->layout), false};
-    if (sparse_meta_[k]) return {to_layout(sparse_meta_[k]->layout), true};
-    return {Layout::kStrided, vars_[k] && vars_[k]->is_meta()};
+    if (sparse_[k]) return {to_layout(sparse_[k]->layout), false, observed(sparse_[k]->values->device())};
+    if (sparse_meta_[k]) return {to_layout(sparse_meta_[k]->layout), true, observed(home_)};
+    if (!vars_[k]) return {};
+    return {Layout::kStrided, vars_[k]->is_meta(), observed(vars_[k]->device())};
   }
   /// A tensor operand of `s` holds a sparse tensor (only the conversions
   /// and drop get here: check_layouts refused every other op).
@@ -341,7 +347,7 @@ class ReferenceBackend final : public Backend {
     if (const SparseTensor& sp = sparse_[k]) {
       observe_sparse_storage_none(v, sp->rank(), sp->sizes.data(), sp->dtype);
       v->layout = to_layout(sp->layout);
-      v->device = Device::kCpu;
+      v->device = observed(sp->values->device());
       v->fake = has_meta_parts(sp) && sp->values->fake;
       v->sparse_dim = sp->sparse_dim;
       v->dense_dim = sp->dense_dim;
@@ -371,7 +377,7 @@ class ReferenceBackend final : public Backend {
     observe_sparse_storage_none(v, static_cast<int>(m.sizes.size()), m.sizes.data(), m.dtype);
     v->layout = to_layout(m.layout);
     v->fake = sparse_fake_[k] != 0;
-    v->device = v->fake ? Device::kCpu : Device::kMeta;  // F1: a fake reports cpu
+    v->device = v->fake ? observed(home_) : Device::kMeta;  // F1: a fake reports its device
     v->sparse_dim = m.sparse_dim;
     v->dense_dim = m.dense_dim;
     v->nnz = m.nnz;
@@ -441,6 +447,8 @@ class ReferenceBackend final : public Backend {
       case OpId::kContiguous: return contiguous(ctx_, var(0));
       case OpId::kClonePreserveStrides: return clone_preserve_strides(ctx_, var(0));
       case OpId::kTo: return to(ctx_, var(0), to_dtype(a[1].dtype));
+      case OpId::kCuda: return to_device(ctx_, var(0), DeviceType::kCuda);
+      case OpId::kCpu: return to_device(ctx_, var(0), DeviceType::kCpu);
       case OpId::kSum: return sum(ctx_, var(0));
       case OpId::kLazyClone:
         return eager_clone_ ? lazy_clone_as_copy(ctx_, var(0)) : lazy_clone(ctx_, var(0));
@@ -494,16 +502,17 @@ class ReferenceBackend final : public Backend {
   std::vector<const uint8_t*> last_data_;  ///< data pointers at the last observe
   int64_t copies_at_begin_ = 0;
   bool eager_clone_;
+  DeviceType home_;  ///< where factories put their tensors (issue 11)
   Context ctx_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_reference_backend() {
-  return std::make_unique<ReferenceBackend>(false);
+std::unique_ptr<Backend> make_reference_backend(DeviceType home) {
+  return std::make_unique<ReferenceBackend>(false, home);
 }
 std::unique_ptr<Backend> make_reference_eager_clone_backend() {
-  return std::make_unique<ReferenceBackend>(true);
+  return std::make_unique<ReferenceBackend>(true, DeviceType::kCpu);
 }
 
 }  // namespace storcheck

@@ -76,6 +76,7 @@ static ObserveScope scope_of(const Step& step) {
     case OpCategory::kFactory:
     case OpCategory::kView:
     case OpCategory::kCompute:
+    case OpCategory::kDevice:
     case OpCategory::kConvert:
     case OpCategory::kSparse:  // reads its operand; a write through values() is kInplace
     case OpCategory::kLifetime:

@@ -106,8 +106,11 @@ namespace {
 //   - copy_storage: the stand-in lazy clone of LibTorch < 2.3 (C6);
 //   - resize_bytes: what `untyped_storage().resize_()` runs for the device
 //     (resize_bytes_cpu, resize_bytes_cuda).
-// Staged mode runs the device paths of the first three on CPU tensors
-// (torch_cpu_staged: a CPU test of the code that CUDA runs, without a GPU).
+// The first three take the device path for a storage on a device (cuda
+// and cpu steps move tensors between devices in either backend) and, in
+// staged mode, for every storage (torch_cpu_staged: the code that CUDA
+// runs, tested on CPU tensors without a GPU). Factories put their tensors
+// on the backend's device; every other op on its input's.
 // On CUDA every step ends with a device synchronize inside the step's
 // try, so an asynchronous kernel error is that step's error. A fake tensor
 // reports the device it stands for (F1): the backend's device. The device
@@ -169,6 +172,9 @@ bool fits_storage(const at::Tensor& t) {
   int64_t need = 0;
   return geometry_of(t).required_bytes(&need) && need <= storage_nbytes(t);
 }
+
+/// A real tensor's device as observed (a meta tensor's is tracked apart).
+Device real_device(const at::TensorBase& t) { return t.is_cuda() ? Device::kCuda : Device::kCpu; }
 
 Layout layout_of(const at::TensorBase& t) {
   switch (t.layout()) {
@@ -356,7 +362,13 @@ class TorchBackend final : public Backend {
  public:
   TorchBackend(at::Device device, bool staged)
       : device_(device), staged_(staged || !device.is_cpu()),
-        name_(device.is_cuda() ? "torch_cuda" : staged ? "torch_cpu_staged" : "torch_cpu") {}
+        name_(device.is_cuda() ? "torch_cuda" : staged ? "torch_cpu_staged" : "torch_cpu") {
+    try {
+      cuda_usable_ = torch::cuda::is_available();
+    } catch (const std::exception&) {
+      cuda_usable_ = false;  // any error means no GPU
+    }
+  }
 
   std::string_view name() const override { return name_; }
   Capabilities capabilities() const override {
@@ -388,6 +400,8 @@ class TorchBackend final : public Backend {
     meta_conv_.clear();
     vars_.assign(static_cast<size_t>(program.num_vars()), at::Tensor());
     fake_.assign(vars_.size(), 0);
+    stands_for_.assign(vars_.size(), home_device());
+    refusal_.clear();
   }
 
   Error run_step(const Step& step) override {
@@ -406,7 +420,8 @@ class TorchBackend final : public Backend {
     for (int k = 0; k < step.nargs; ++k) {
       if (step.args[k].kind != ArgKind::kVar) continue;
       const at::Tensor& t = vars_[step.args[k].var];
-      layouts[static_cast<size_t>(k)] = {layout_of(t), t.is_meta()};
+      layouts[static_cast<size_t>(k)] = {layout_of(t), t.is_meta(),
+                                         t.is_meta() ? stands_for_[step.args[k].var] : real_device(t)};
     }
     // Note [Layout policy] (oracles/layout_policy.cpp): LibTorch never sees a refused step.
     Error e = check_layouts(step, layouts);
@@ -420,6 +435,16 @@ class TorchBackend final : public Backend {
     if (step.out != kNoVar && vars_[step.out].defined()) {
       fake_[step.out] = step.op == OpId::kFake || step.op == OpId::kFakeFromMeta ||
                         (fake_in && step.op != OpId::kMeta && step.op != OpId::kToMeta);
+      // F1: a meta or fake result stands for its first input's device (the
+      // reference's meta storages carry it, impl/storage.h DeviceType).
+      Device d = home_device();
+      for (int k = 0; k < step.nargs; ++k) {
+        if (step.args[k].kind != ArgKind::kVar || !vars_[step.args[k].var].defined()) continue;
+        const at::Tensor& in = vars_[step.args[k].var];
+        d = in.is_meta() ? stands_for_[step.args[k].var] : real_device(in);
+        break;
+      }
+      stands_for_[step.out] = d;
     }
     if (eager_unsafe_ && !meta_step_ &&
         (e.kind == ErrorKind::kUndefinedBehavior || restored_step_))
@@ -432,6 +457,7 @@ class TorchBackend final : public Backend {
   void set_check_device_memory(bool on) { check_memory_ = on && device_.is_cuda(); }
   std::string take_unsafe_finding() override { return std::exchange(unsafe_finding_, {}); }
   std::string take_invariant_finding() override { return std::exchange(invariant_finding_, {}); }
+  std::string take_refusal() override { return std::exchange(refusal_, {}); }
 
   void observe(Observation* obs, const ObserveScope& scope = {}) override;
 
@@ -452,10 +478,12 @@ class TorchBackend final : public Backend {
     impl->set_sizes_contiguous({static_cast<int64_t>(storage.nbytes())});
     return at::Tensor(std::move(impl));
   }
+  /// Whether `storage`'s bytes go through tensor ops: on a device, or staged.
+  bool staged(const c10::Storage& storage) const { return staged_ || !storage.device().is_cpu(); }
   /// Bytes [from, to) of `storage` set to zero.
   void zero_bytes(const c10::Storage& storage, int64_t from, int64_t to) const {
     if (to <= from) return;
-    if (!staged_) {
+    if (!staged(storage)) {
       std::memset(static_cast<uint8_t*>(storage.unsafeGetStorageImpl()->data()) + from, 0,
                   static_cast<size_t>(to - from));
       return;
@@ -465,7 +493,7 @@ class TorchBackend final : public Backend {
   /// The first `n` bytes of `t`'s storage, readable on the host until the
   /// next call (n <= nbytes).
   const uint8_t* host_bytes(const at::Tensor& t, int64_t n) {
-    if (!staged_) return storage_data(t);
+    if (!staged(t.storage())) return storage_data(t);
     host_stage_ = bytes_over(t.storage()).narrow(0, 0, n).to(at::kCPU, /*non_blocking=*/false,
                                                                /*copy=*/true);
     return host_stage_.data_ptr<uint8_t>();
@@ -473,7 +501,7 @@ class TorchBackend final : public Backend {
   /// dst's first n bytes = src's (distinct storages).
   void copy_storage(const c10::Storage& dst, const c10::Storage& src, int64_t n) const {
     if (n <= 0) return;
-    if (!staged_) {
+    if (!staged(dst) && !staged(src)) {
       std::memcpy(dst.unsafeGetStorageImpl()->data(), src.unsafeGetStorageImpl()->data(),
                   static_cast<size_t>(n));
       return;
@@ -727,6 +755,7 @@ class TorchBackend final : public Backend {
   Error run_copy(const Step& s);
   Error run_out_of_place(const Step& s);
   Error run_clone_path(const Step& s);
+  Error run_to_device(const Step& s);
   void run_raw(const Step& s);
   void probe_unsafe(const Step& s, bool restored);
   Error run_cow_op(const Step& s);
@@ -749,7 +778,11 @@ class TorchBackend final : public Backend {
   at::Tensor host_stage_;  ///< host_bytes()'s copy
   std::vector<at::Tensor> device_blobs_;  ///< from_blob's buffers on a device
   bool check_memory_ = false;
+  bool cuda_usable_ = false;  ///< torch::cuda::is_available()
   std::string invariant_finding_;
+  std::string refusal_;
+  /// The device each meta or fake variable stands for (F1).
+  std::vector<Device> stands_for_;
   bool eager_unsafe_ = false;
   bool restored_step_ = false;  ///< the last step applied the restore rule (R3)
   std::string unsafe_finding_;
@@ -1137,7 +1170,7 @@ Error TorchBackend::run_clone_path(const Step& s) {
       return error(ErrorKind::kStorageSizeOverflow,
                    std::string(op) + ": restored storage size overflows int64 (S9)");
     if (Error e = check_alloc(op, bytes); e.kind != ErrorKind::kNone) return e;
-    at::TensorOptions opts = on_device(d);
+    at::TensorOptions opts = at::TensorOptions().dtype(to_torch(d)).device(t.device());
     at::Tensor buffer;
     {
       at::AutoDispatchBelowADInplaceOrView below;  // a fresh tensor: version 0
@@ -1173,6 +1206,49 @@ Error TorchBackend::run_clone_path(const Step& s) {
     return ok();
   }
   return run_out_of_place(s);
+}
+
+// cuda and cpu (issue 11): Tensor::to(device), a clone path (R3) as `to`
+// of a dtype is. Without a usable CUDA device a step onto CUDA is refused
+// (the run is compared up to it): this LibTorch cannot run it.
+Error TorchBackend::run_to_device(const Step& s) {
+  const at::Tensor& t = var(s, 0);
+  const at::Device target = s.op == OpId::kCuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
+  if (t.device().type() == target.type()) {
+    bind(s, t.to(target));  // the same tensor: not a clone
+    return ok();
+  }
+  if (target.is_cuda() && !cuda_usable_) {
+    refusal_ = "cuda: no usable CUDA device for LibTorch " + torch_version();
+    return ok();
+  }
+  const std::string_view op = s.info().name;
+  if (is_emptied(t)) {  // R3: zeros with t's sizes and strides, offset 0, on the target
+    Geometry g = geometry_of(t);
+    g.offset = 0;
+    int64_t bytes;
+    if (!g.required_bytes(&bytes))
+      return error(ErrorKind::kStorageSizeOverflow,
+                   std::string(op) + ": restored storage size overflows int64 (S9)");
+    if (Error e = check_alloc(op, bytes); e.kind != ErrorKind::kNone) return e;
+    at::Tensor buffer;
+    {
+      at::AutoDispatchBelowADInplaceOrView below;  // a fresh tensor: version 0
+      buffer = at::zeros({bytes / g.itemsize}, t.options().device(target));
+    }
+    bind(s, buffer.as_strided(t.sizes(), t.strides(), 0));
+    commit(bytes);
+    restored_step_ = true;
+    return ok();
+  }
+  int64_t bytes = 0;
+  if (Error e = copy_bytes(op, t, from_torch(t.scalar_type()), &bytes); e.kind != ErrorKind::kNone)
+    return e;
+  if (Error e = check_alloc(op, bytes); e.kind != ErrorKind::kNone) return e;
+  if (Error e = check_fits(op, t, "input"); e.kind != ErrorKind::kNone) return e;
+  bind(s, t.to(target));
+  commit(bytes);
+  return ok();
 }
 
 // Copy-on-write (SEMANTICS group C). With LibTorch 2.3+ lazy_clone is
@@ -1299,14 +1375,14 @@ Error TorchBackend::run_cow_op(const Step& s) {
       at::Tensor bytes;
       {
         at::AutoDispatchBelowADInplaceOrView below;
-        bytes = at::empty({nbytes}, at::TensorOptions().dtype(at::kByte).device(device_));
+        bytes = at::empty({nbytes}, at::TensorOptions().dtype(at::kByte).device(t.device()));
       }
       copy_storage(bytes.storage(), t.storage(), nbytes);
       // lazy_clone_storage (2.3+) keeps the source's resizable flag.
       bytes.storage().unsafeGetStorageImpl()->set_resizable(t.storage().resizable());
       auto impl = c10::make_intrusive<c10::TensorImpl>(
           c10::Storage(bytes.storage()),
-          c10::DispatchKeySet(c10::computeDispatchKey(t.scalar_type(), at::kStrided, device_)),
+          c10::DispatchKeySet(c10::computeDispatchKey(t.scalar_type(), at::kStrided, t.device())),
           t.dtype());
       impl->set_sizes_and_strides(t.sizes(), t.strides());
       impl->set_storage_offset(t.storage_offset());
@@ -1648,6 +1724,8 @@ Error TorchBackend::run(const Step& s) {
     case OpId::kContiguous:
     case OpId::kClonePreserveStrides:
     case OpId::kTo: return run_clone_path(s);
+    case OpId::kCuda:
+    case OpId::kCpu: return run_to_device(s);
     case OpId::kShrink:
     case OpId::kRehydrate:
     case OpId::kReshrink:
@@ -1734,7 +1812,7 @@ void TorchBackend::observe(Observation* obs, const ObserveScope& scope) {
     o.dtype = from_torch(t.scalar_type());
     o.fake = fake_[v] != 0;
     const bool meta = impl->is_meta();
-    o.device = meta && !o.fake ? Device::kMeta : home_device();  // F1: a fake reports its device
+    o.device = meta ? (o.fake ? stands_for_[v] : Device::kMeta) : real_device(t);  // F1
     const c10::StorageImpl* storage = impl->storage().unsafeGetStorageImpl();
     o.storage_nbytes = static_cast<int64_t>(storage->nbytes());
     o.data_null = storage->data() == nullptr;
@@ -1856,7 +1934,7 @@ void TorchBackend::observe_sparse(const at::Tensor& t, size_t v, bool refresh, V
                               from_torch(t.scalar_type()));
   o->layout = layout_of(t);
   o->fake = fake_[v] != 0;
-  o->device = t.is_meta() && !o->fake ? Device::kMeta : home_device();  // F1: a fake reports its device
+  o->device = t.is_meta() ? (o->fake ? stands_for_[v] : Device::kMeta) : real_device(t);  // F1
   o->identity_class = identity_.find_or_insert(t.unsafeGetTensorImpl(), static_cast<int32_t>(v));
   last_data_[v] = nullptr;
   o->sparse_dim = t.sparse_dim();

@@ -47,6 +47,7 @@ enum class OpCategory : uint8_t {
   kStorage,
   kConvert,
   kSparse,
+  kDevice,
   kLifetime
 };
 
