@@ -608,6 +608,18 @@ class Builder {
     IntList shape = shape_from_picks(pk, cfg_.max_rank, cfg_.max_numel, cfg_.edge_values);
     DTypeArg d = dtype_from_pick(pk);
     int bad = static_cast<int>(pk.below(3));
+    // Device programs: one factory in two names its device (issue 11).
+    bool away = false;
+    if (cfg_.home_cuda) {
+      const uint64_t r = pk.below(4);
+      if (r >= 2) s.device = r == 2 ? DeviceArg::kCpu : DeviceArg::kCuda;
+      away = r == 2;  // CPU when the home device is CUDA
+    }
+    auto fresh = [&](IntList strides) {
+      ModelTensor t{shape, strides, 0, d};
+      t.away = away;
+      return t;
+    };
     auto negative_size = [&] {
       if (shape.size() == 0) push(shape, 1);
       shape.v[pk.below(shape.size())] = -1 - pk.below(3);
@@ -630,7 +642,7 @@ class Builder {
         s.args[1] = Arg::dtype_arg(d);
         if (!invalid) {
           finish(s, invalid, kNoVar);
-          bind_fresh(s.out, ModelTensor{shape, {}, 0, d}, false);
+          bind_fresh(s.out, fresh({}), false);
           Storage& st = storages_[storage_of(s.out)];
           st.foreign = true;
           st.resizable = false;
@@ -677,7 +689,7 @@ class Builder {
         s.args[1] = Arg::ints(strides);
         s.args[2] = Arg::dtype_arg(d);
         if (!invalid) {
-          ModelTensor t{shape, strides, 0, d};
+          ModelTensor t = fresh(strides);
           finish(s, invalid, kNoVar);
           bind(s.out, t, new_storage(extent_bytes(t)));
           return;
@@ -687,7 +699,7 @@ class Builder {
       default: break;
     }
     finish(s, invalid, kNoVar);
-    if (!invalid) bind_fresh(s.out, ModelTensor{shape, {}, 0, d}, false);
+    if (!invalid) bind_fresh(s.out, fresh({}), false);
   }
 
   static bool any_var(const ModelTensor&) { return true; }
@@ -1202,7 +1214,7 @@ class Builder {
         s->args[1] = Arg::ints(sz);
         s->args[2] = Arg::ints(st);
         s->args[3] = Arg::integer(off);
-        *out = ModelTensor{sz, st, off, in.dtype, in.meta, in.fake};
+        *out = ModelTensor{sz, st, off, in.dtype, in.meta, in.fake, in.away};
         if (op == OpId::kAsStrided_) *result = 4;
         return true;
       }

@@ -56,7 +56,8 @@ TEST(DeviceProperties, SkipWithTheReasonWithoutACudaBackend) {
 }
 
 /// Checks `programs` programs of property `name` on `backends`: all pass.
-void expect_passes(std::string_view name, uint64_t seed, int64_t programs, BackendSet& backends) {
+CheckResult expect_passes(std::string_view name, uint64_t seed, int64_t programs,
+                          BackendSet& backends) {
   SCOPED_TRACE(std::string(name));
   CheckOptions opt;
   opt.seed = seed;
@@ -65,7 +66,8 @@ void expect_passes(std::string_view name, uint64_t seed, int64_t programs, Backe
   EXPECT_FALSE(r.skipped) << r.skip_reason;
   EXPECT_TRUE(r.passed) << r.failure_text;
   EXPECT_EQ(r.programs, programs);
-  EXPECT_GT(r.steps, programs * 8);
+  EXPECT_GT(r.steps, programs * 4);
+  return r;
 }
 
 /// The device properties' backends with torch_cpu_staged standing in for CUDA.
@@ -79,9 +81,16 @@ BackendSet staged_set() {
 TEST(DeviceProperties, StagedDevicePathsPassEveryDeviceProperty) {
   BackendSet backends = staged_set();
   if (!backends.torch_cuda) GTEST_SKIP() << "storcheck was built without LibTorch";
-  for (std::string_view name :
-       {"device.cpu_matches_cuda", "device.ref_matches_torch_cuda", "shrink.frees_device_memory"})
-    expect_passes(name, 5, 400, backends);
+  // The same programs on one device: nothing refused.
+  EXPECT_EQ(expect_passes("device.cpu_matches_cuda", 5, 400, backends).refused, 0);
+  // Device programs (cuda steps, factories onto CUDA): the CPU stand-in
+  // refuses each CUDA step and the run is compared up to it.
+  for (std::string_view name : {"device.ref_matches_torch_cuda", "shrink.frees_device_memory"}) {
+    CheckResult r = expect_passes(name, 5, 400, backends);
+    EXPECT_GT(r.refused, 100) << name;
+    EXPECT_LT(r.refused, 400) << name;
+    EXPECT_NE(r.first_refusal.find("no usable CUDA device"), std::string::npos) << r.first_refusal;
+  }
   // Without _lazy_clone (LibTorch < 2.3) the COW one says why it skips.
   CheckResult cow = check_property(property("cow.device_copy_only_on_write"), CheckOptions{},
                                    backends);
@@ -153,7 +162,7 @@ TEST(DevicePrograms, ReferenceMovesTensorsAsTheModelSays) {
       rc::gen::container<std::vector<StepChoice>>(16, gen_step_choice(cfg));
   std::unique_ptr<Backend> ref = make_reference_backend(DeviceType::kCuda);
   EXPECT_EQ(ref->capabilities().device, Device::kCuda);
-  int same = 0, copies = 0, restores = 0, on_cpu = 0;
+  int same = 0, copies = 0, restores = 0, on_cpu = 0, placed = 0;
   for (int k = 0; k < 400; ++k) {
     std::vector<StepTrace> trace;
     const Program p = build_program(choices(rc::Random(300 + k), 100).value(), cfg, &trace);
@@ -171,12 +180,19 @@ TEST(DevicePrograms, ReferenceMovesTensorsAsTheModelSays) {
       ref->observe(&after);
       if (s.out != kNoVar) bound[s.out] = e.kind == ErrorKind::kNone;
       if (s.op == OpId::kDrop) bound[s.args[0].var] = 0;
-      if (s.op != OpId::kCuda && s.op != OpId::kCpu) continue;
       SCOPED_TRACE(print_program(p) + "at: " + print_step(p, s));
+      if (s.device != DeviceArg::kHome && e.kind == ErrorKind::kNone) {  // a factory's device
+        EXPECT_EQ(after.vars[static_cast<size_t>(s.out)].device,
+                  s.device == DeviceArg::kCuda ? Device::kCuda : Device::kCpu);
+        ++placed;
+      }
+      if (s.op != OpId::kCuda && s.op != OpId::kCpu) continue;
       const StepTrace& t = trace[j];
       EXPECT_EQ(e.kind != ErrorKind::kNone, t.expect_error) << e.message;
       if (e.kind != ErrorKind::kNone) continue;
       const VarObs& in = before.vars[static_cast<size_t>(s.args[0].var)];
+      // The model knows where its input is (home: CUDA).
+      EXPECT_EQ(t.input.away, in.device == Device::kCpu);
       const VarObs& out = after.vars[static_cast<size_t>(s.out)];
       const Device target = s.op == OpId::kCuda ? Device::kCuda : Device::kCpu;
       EXPECT_EQ(out.device, target);
@@ -202,6 +218,7 @@ TEST(DevicePrograms, ReferenceMovesTensorsAsTheModelSays) {
   EXPECT_GT(copies, 50);
   EXPECT_GT(restores, 5);
   EXPECT_GT(on_cpu, 20);
+  EXPECT_GT(placed, 100);
 }
 
 // LibTorch without a usable CUDA device refuses a cuda step; the steps

@@ -708,6 +708,11 @@ std::string Emitter::run() {
       stop(k, std::string(spelling.substr(1)));
       return assemble();
     }
+    if (s.device != DeviceArg::kHome) {
+      stop(k, "a factory with a device argument: the reproducers' factory helpers make CPU "
+              "tensors only; `storcheck repro` runs this step");
+      return assemble();
+    }
     if ((s.op == OpId::kMeta || s.op == OpId::kFake) && s.args[0].kind == ArgKind::kVar &&
         is_sparse(before.vars[static_cast<size_t>(s.args[0].var)].layout)) {
       stop(k, "a meta or fake conversion of a sparse tensor: the reproducers' converter "

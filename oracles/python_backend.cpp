@@ -239,7 +239,7 @@ class PythonBackend final : public Backend {
     const OpInfo& info = step.info();
     std::string_view spelling = info.python;
     const bool convert = info.category == OpCategory::kConvert && step.op != OpId::kToMeta;
-    if (info.category == OpCategory::kDevice) {
+    if (info.category == OpCategory::kDevice || step.device != DeviceArg::kHome) {
       refusal_ = "a device op: this backend runs PyTorch on the CPU only";
       return Error{};
     }

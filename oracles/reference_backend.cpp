@@ -94,6 +94,10 @@ class ReferenceBackend final : public Backend {
     if (fault_active(Fault::kCrashInFill) && s.op == OpId::kFill_) std::raise(SIGSEGV);
     if (fault_active(Fault::kThrowInClone) && s.op == OpId::kClone)
       throw std::logic_error("planted internal error (fault throw_in_clone)");
+    // A factory's device, else the home one (ops take their input's).
+    ctx_.device = s.device == DeviceArg::kCuda  ? DeviceType::kCuda
+                  : s.device == DeviceArg::kCpu ? DeviceType::kCpu
+                                                : home_;
     std::array<OperandLayout, kMaxArgs> layouts{};
     for (int k = 0; k < s.nargs; ++k)
       if (s.args[k].kind == ArgKind::kVar) layouts[static_cast<size_t>(k)] = operand_layout(s.args[k].var);

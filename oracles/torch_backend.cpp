@@ -465,9 +465,23 @@ class TorchBackend final : public Backend {
   Error run(const Step& step);
 
   // Note [Device backends]: the backend's own byte accesses.
-  /// Options of a fresh tensor of dtype `d` on the backend's device.
-  at::TensorOptions on_device(DType d) const {
-    return at::TensorOptions().dtype(to_torch(d)).device(device_);
+  /// Where factory step `s` puts its tensor: its device argument, else the
+  /// backend's device.
+  at::Device factory_device(const Step& s) const {
+    if (s.device == DeviceArg::kCuda) return at::Device(at::kCUDA, 0);
+    if (s.device == DeviceArg::kCpu) return at::Device(at::kCPU);
+    return device_;
+  }
+  /// Options of a fresh tensor of dtype `d` made by factory step `s`.
+  at::TensorOptions on_device(const Step& s, DType d) const {
+    return at::TensorOptions().dtype(to_torch(d)).device(factory_device(s));
+  }
+  /// A factory onto CUDA that this LibTorch cannot run: refused (the run is
+  /// compared up to it). True when refused.
+  bool refuse_without_cuda(const Step& s) {
+    if (!factory_device(s).is_cuda() || cuda_usable_) return false;
+    refusal_ = std::string(s.info().name) + ": no usable CUDA device for LibTorch " + torch_version();
+    return true;
   }
   /// A 1-d uint8 tensor over all of `storage`'s bytes (no bounds check, no
   /// version bump of any variable).
@@ -795,11 +809,12 @@ class TorchBackend final : public Backend {
 };
 
 Error TorchBackend::run_factory(const Step& s) {
+  if (refuse_without_cuda(s)) return ok();
   const OpInfo& info = s.info();
   at::IntArrayRef sizes = to_ref(s.args[0].list);
   int dtype_arg = s.op == OpId::kFull ? 2 : 1;
   DType d = to_dtype(s.args[dtype_arg].dtype);
-  at::TensorOptions opts = on_device(d);
+  at::TensorOptions opts = on_device(s, d);
   if (any_negative(sizes)) {
     (void)at::empty(sizes, opts);  // raises "negative dimension"
     return error(ErrorKind::kOther, std::string(info.name) + ": LibTorch accepted negative sizes " +
@@ -817,7 +832,7 @@ Error TorchBackend::run_factory(const Step& s) {
     {
       int64_t numel = 1;
       for (int64_t x : sizes) numel *= x;  // no overflow: factory_bytes checked it
-      t = at::arange(at::Scalar(numel), at::TensorOptions().dtype(at::kLong).device(device_))
+      t = at::arange(at::Scalar(numel), at::TensorOptions().dtype(at::kLong).device(factory_device(s)))
               .to(to_torch(d))
               .view(sizes);
       break;
@@ -832,7 +847,7 @@ Error TorchBackend::run_factory(const Step& s) {
       int64_t size = itemsize(d);
       int64_t seed = s.args[2].i;
       for (int64_t k = 0; k < n; ++k) store_double(p + k * size, d, rand_value(seed, k, d));
-      if (!device_.is_cpu()) t = t.to(device_);
+      if (!factory_device(s).is_cpu()) t = t.to(factory_device(s));
       break;
     }
     default: SC_ASSERT(false, "run_factory: not a factory");
@@ -843,10 +858,11 @@ Error TorchBackend::run_factory(const Step& s) {
 }
 
 Error TorchBackend::run_empty_strided(const Step& s) {
+  if (refuse_without_cuda(s)) return ok();
   at::IntArrayRef sizes = to_ref(s.args[0].list);
   at::IntArrayRef strides = to_ref(s.args[1].list);
   DType d = to_dtype(s.args[2].dtype);
-  at::TensorOptions opts = on_device(d);
+  at::TensorOptions opts = on_device(s, d);
   if (sizes.size() != strides.size() || any_negative(sizes)) {
     (void)at::empty_strided(sizes, strides, opts);  // raises
     return error(ErrorKind::kOther, "empty_strided: LibTorch accepted sizes " + list_str(sizes) +
@@ -1274,6 +1290,7 @@ Error TorchBackend::run_cow_op(const Step& s) {
       return ok();
     }
     case OpId::kFromBlob: {
+      if (refuse_without_cuda(s)) return ok();
       at::IntArrayRef sizes = to_ref(s.args[0].list);
       DType d = to_dtype(s.args[1].dtype);
       if (any_negative(sizes)) {
@@ -1284,19 +1301,20 @@ Error TorchBackend::run_cow_op(const Step& s) {
       if (Error e = factory_bytes("from_blob", sizes, d, &bytes); e.kind != ErrorKind::kNone)
         return e;
       void* blob = nullptr;
-      if (device_.is_cpu()) {
+      if (factory_device(s).is_cpu()) {
         blobs_.emplace_back(new uint8_t[static_cast<size_t>(std::max<int64_t>(bytes, 1))]());
         blob = blobs_.back().get();
       } else {  // device memory that a tensor the program cannot reach owns
-        device_blobs_.push_back(
-            at::zeros({std::max<int64_t>(bytes, 1)}, at::TensorOptions().dtype(at::kByte).device(device_)));
+        device_blobs_.push_back(at::zeros(
+            {std::max<int64_t>(bytes, 1)},
+            at::TensorOptions().dtype(at::kByte).device(factory_device(s))));
         blob = device_blobs_.back().data_ptr();
       }
       at::Tensor t;
       {
         at::AutoDispatchBelowADInplaceOrView below;
         // S1: a 0-byte storage has a null data pointer, foreign or not.
-        t = at::from_blob(bytes > 0 ? blob : nullptr, sizes, on_device(d));
+        t = at::from_blob(bytes > 0 ? blob : nullptr, sizes, on_device(s, d));
       }
       commit(bytes);
       foreign_.push_back(t.storage());

@@ -85,7 +85,7 @@ bool Arg::operator==(const Arg& o) const {
 }
 
 bool Step::operator==(const Step& o) const {
-  if (op != o.op || out != o.out || nargs != o.nargs) return false;
+  if (op != o.op || out != o.out || nargs != o.nargs || device != o.device) return false;
   for (int k = 0; k < nargs; ++k)
     if (!(args[k] == o.args[k])) return false;
   return true;

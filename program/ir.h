@@ -125,9 +125,14 @@ struct Arg {
 };
 
 /// One line of a program: `out = op args...` or `op args...`.
+/// A factory's device (issue 11): written after its arguments, `cpu` or
+/// `cuda`; none means the backend's home device.
+enum class DeviceArg : uint8_t { kHome, kCpu, kCuda };
+
 struct Step {
   OpId op = OpId::kDrop;
   uint8_t nargs = 0;
+  DeviceArg device = DeviceArg::kHome;  ///< factories only (StepChecker)
   VarId out = kNoVar;  ///< the defined variable, for ops with a tensor result
   std::array<Arg, kMaxArgs> args{};
   const OpInfo& info() const { return op_info(op); }

@@ -81,6 +81,7 @@ std::string usage(const OpInfo& info) {
       case 'd': s += " DTYPE"; break;
     }
   }
+  if (info.category == OpCategory::kFactory) s += " [cpu|cuda]";
   return s;
 }
 
@@ -172,6 +173,11 @@ class StepChecker {
       return false;
     }
     if (info.category == OpCategory::kFactory && !check_factory(step, err)) return false;
+    if (info.category != OpCategory::kFactory && step.device != DeviceArg::kHome) {
+      *err = std::string(info.name) + " takes no device: only factories do (usage: " +
+             usage(info) + ")";
+      return false;
+    }
     // Commit.
     if (info.result == OpResult::kTensor) {
       if (state_.size() <= static_cast<size_t>(step.out)) state_.resize(step.out + 1, 0);
@@ -330,6 +336,18 @@ class Parser {
     }
     const OpInfo& info = step.info();
     int nargs = n - first - 1;
+    // A factory's optional device, after its arguments.
+    if (info.category == OpCategory::kFactory &&
+        nargs == static_cast<int>(info.signature.size()) + 1) {
+      if (toks[n - 1] == "cuda" || toks[n - 1] == "cpu") {
+        step.device = toks[n - 1] == "cuda" ? DeviceArg::kCuda : DeviceArg::kCpu;
+        --nargs;
+      } else {
+        *err = std::string(info.name) + ": expected a device (cpu or cuda) after the arguments, "
+               "got " + quoted(toks[n - 1]) + " (usage: " + usage(info) + ")";
+        return false;
+      }
+    }
     if (nargs != static_cast<int>(info.signature.size())) {
       *err = std::string(info.name) + " takes " + std::to_string(info.signature.size()) +
              (info.signature.size() == 1 ? " argument, got " : " arguments, got ") + std::to_string(nargs) + " (usage: " + usage(info) + ")";
@@ -529,6 +547,7 @@ std::string print_step(const Program& program, const Step& step) {
       case ArgKind::kDType: s += dtype_token(a.dtype); break;
     }
   }
+  if (step.device != DeviceArg::kHome) s += step.device == DeviceArg::kCuda ? " cuda" : " cpu";
   return s;
 }
 

@@ -193,7 +193,40 @@ TEST(TextFormatReject, RedefinitionAfterDropIsStillRejected) {
 TEST(TextFormatReject, TensorOpWithoutAssignmentPrintsUsage) {
   ParseError e = rejection("zeros [2] f32\n");
   EXPECT_EQ(e.line, 1);
-  EXPECT_EQ(e.message, "zeros returns a tensor: write 'tN = zeros [INTS] DTYPE'");
+  EXPECT_EQ(e.message, "zeros returns a tensor: write 'tN = zeros [INTS] DTYPE [cpu|cuda]'");
+}
+
+// Issue 11: a factory takes an optional device after its arguments.
+TEST(TextFormat, FactoryDeviceRoundTripsAndDefaultsToTheHomeDevice) {
+  const std::string text =
+      "# storcheck program v1\nt0 = zeros [2] f32 cuda\nt1 = empty_strided [2] [3] i64 cpu\n"
+      "t2 = ones [1] f32\nt3 = cuda t2\n";
+  ParseResult r = parse_program(text);
+  ASSERT_TRUE(r.ok()) << r.error.to_string();
+  EXPECT_EQ(r.program.steps[0].device, DeviceArg::kCuda);
+  EXPECT_EQ(r.program.steps[0].nargs, 2);
+  EXPECT_EQ(r.program.steps[1].device, DeviceArg::kCpu);
+  EXPECT_EQ(r.program.steps[2].device, DeviceArg::kHome);
+  EXPECT_EQ(print_program(r.program), text);
+  Program other = r.program;
+  other.steps[0].device = DeviceArg::kCpu;
+  EXPECT_FALSE(other == r.program);
+}
+
+TEST(TextFormatReject, DeviceIsAFactoryArgumentOnly) {
+  ParseError e = rejection("t0 = zeros [2] f32 gpu\n");
+  EXPECT_EQ(e.message,
+            "zeros: expected a device (cpu or cuda) after the arguments, got 'gpu' (usage: tN = "
+            "zeros [INTS] DTYPE [cpu|cuda])");
+  e = rejection(std::string(kT0) + "t1 = clone t0 cuda\n");
+  EXPECT_EQ(e.message, "clone takes 1 argument, got 2 (usage: tN = clone VAR)");
+  ParseResult r = parse_program(std::string(kT0) + "t1 = clone t0\n");
+  ASSERT_TRUE(r.ok());
+  r.program.steps[1].device = DeviceArg::kCuda;
+  bool ok = true;
+  ParseError v = validate_program(r.program, Limits{}, &ok);
+  EXPECT_FALSE(ok);
+  EXPECT_EQ(v.message, "clone takes no device: only factories do (usage: tN = clone VAR)");
 }
 
 TEST(TextFormatReject, NoResultOpWithAssignmentPrintsUsage) {

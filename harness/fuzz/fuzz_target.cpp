@@ -153,6 +153,11 @@ FuzzResult FuzzHarness::run(std::string_view text) {
                         std::string(target_.name) + "'s area";
       return r;
     }
+    if (s.device != DeviceArg::kHome) {  // as the device ops: a GPU run's
+      r.reject_reason = "a factory's device argument is outside " + std::string(target_.name) +
+                        "'s area";
+      return r;
+    }
   }
   if (std::string why = oversized_split(parsed.program); !why.empty()) {
     r.reject_reason = std::move(why);

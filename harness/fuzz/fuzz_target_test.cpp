@@ -51,6 +51,12 @@ TEST(FuzzHarness, RejectsAnOpOutsideTheTargetsArea) {
   EXPECT_EQ(r.reject_reason, "op 'lazy_clone' is outside views_fuzzer's area");
   FuzzHarness cow(*find_fuzz_target("cow_fuzzer"));
   EXPECT_EQ(cow.run("t0 = arange [2] f32\nt1 = lazy_clone t0\n").outcome, FuzzOutcome::kPassed);
+  // Devices need a GPU: no program target takes them (issue 11).
+  FuzzHarness fake(*find_fuzz_target("fake_fuzzer"));
+  r = fake.run("t0 = arange [2] f32\nt1 = cuda t0\n");
+  EXPECT_EQ(r.reject_reason, "op 'cuda' is outside fake_fuzzer's area");
+  r = fake.run("t0 = arange [2] f32 cpu\n");
+  EXPECT_EQ(r.reject_reason, "a factory's device argument is outside fake_fuzzer's area");
 }
 
 // Note [What a fuzz input is] 4).
