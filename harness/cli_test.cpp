@@ -101,7 +101,8 @@ TEST(Cli, ReproOfMalformedProgramsExitsTwoNamingLineAndValue) {
     std::string expect;
   } cases[] = {
       {"t0 = arange [3] f32\nt1 = frob t0\n", ":2: unknown op 'frob'"},
-      {"t0 = arange [3] f32 7\n", ":1: arange takes 2 arguments, got 3"},
+      {"t0 = arange [3] f32 7\n", ":1: arange takes 2 arguments and an optional device (cpu or "
+                                  "cuda), got 3: '7' is not a device"},
       {"t0 = zeros [4611686018427387904,4] f32\n", ":1: zeros of sizes [4611686018427387904,4] f32 needs more than 2^63"},
       {"t0 = zeros [2] f32\nadd_ t9 1\n", ":2: add_ argument 1: undefined variable 't9'"},
       {std::string("t0 = zeros [2] f32\n") + std::string("\x01\xff\0garbage\n", 11), ":2: byte 0x01 at column 1"},

@@ -343,8 +343,9 @@ class Parser {
         step.device = toks[n - 1] == "cuda" ? DeviceArg::kCuda : DeviceArg::kCpu;
         --nargs;
       } else {
-        *err = std::string(info.name) + ": expected a device (cpu or cuda) after the arguments, "
-               "got " + quoted(toks[n - 1]) + " (usage: " + usage(info) + ")";
+        *err = std::string(info.name) + " takes " + std::to_string(info.signature.size()) +
+               " arguments and an optional device (cpu or cuda), got " + std::to_string(nargs) +
+               ": " + quoted(toks[n - 1]) + " is not a device (usage: " + usage(info) + ")";
         return false;
       }
     }

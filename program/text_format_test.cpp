@@ -216,8 +216,8 @@ TEST(TextFormat, FactoryDeviceRoundTripsAndDefaultsToTheHomeDevice) {
 TEST(TextFormatReject, DeviceIsAFactoryArgumentOnly) {
   ParseError e = rejection("t0 = zeros [2] f32 gpu\n");
   EXPECT_EQ(e.message,
-            "zeros: expected a device (cpu or cuda) after the arguments, got 'gpu' (usage: tN = "
-            "zeros [INTS] DTYPE [cpu|cuda])");
+            "zeros takes 2 arguments and an optional device (cpu or cuda), got 3: 'gpu' is not a "
+            "device (usage: tN = zeros [INTS] DTYPE [cpu|cuda])");
   e = rejection(std::string(kT0) + "t1 = clone t0 cuda\n");
   EXPECT_EQ(e.message, "clone takes 1 argument, got 2 (usage: tN = clone VAR)");
   ParseResult r = parse_program(std::string(kT0) + "t1 = clone t0\n");
