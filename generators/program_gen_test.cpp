@@ -791,7 +791,8 @@ TEST(DeviceConfig, EveryOpAppearsWithin2000Programs) {
 
 TEST(DeviceConfig, OnlyDeviceConfigsHoldTheDeviceOps) {
   EXPECT_EQ(device_ops().count(), 2u);
-  for (const GenConfig& c : {GenConfig{}, shrink_config(), cow_config(), fake_config(), sparse_config()}) {
+  for (const GenConfig& c :
+       {GenConfig{}, shrink_config(), cow_config(), fake_config(), sparse_config()}) {
     EXPECT_TRUE((c.ops & device_ops()).none());
     EXPECT_FALSE(c.home_cuda);
   }

@@ -117,7 +117,8 @@ TEST(DeviceProperties, StagedBackendAgreesWithTheReferenceOnTheTorchProperties) 
 // Every byte path of the staged backend, step by step, against torch_cpu's
 // pointers: the same observations (values included) after every step.
 TEST(DeviceProperties, StagedObservationsEqualDirectOnes) {
-  std::unique_ptr<Backend> direct = make_torch_cpu_backend(), staged = make_torch_cpu_staged_backend();
+  std::unique_ptr<Backend> direct = make_torch_cpu_backend();
+  std::unique_ptr<Backend> staged = make_torch_cpu_staged_backend();
   if (!direct) GTEST_SKIP() << "storcheck was built without LibTorch";
   const char* text =
       "# storcheck program v1\n"
@@ -197,11 +198,12 @@ TEST(DevicePrograms, ReferenceMovesTensorsAsTheModelSays) {
       const Device target = s.op == OpId::kCuda ? Device::kCuda : Device::kCpu;
       EXPECT_EQ(out.device, target);
       on_cpu += target == Device::kCpu;
+      const VarObs& input_now = after.vars[static_cast<size_t>(s.args[0].var)];
       if (in.device == target) {  // the same tensor object
-        EXPECT_EQ(out.identity_class, after.vars[static_cast<size_t>(s.args[0].var)].identity_class);
+        EXPECT_EQ(out.identity_class, input_now.identity_class);
         ++same;
       } else {
-        EXPECT_NE(out.alias_class, after.vars[static_cast<size_t>(s.args[0].var)].alias_class);
+        EXPECT_NE(out.alias_class, input_now.alias_class);
         EXPECT_EQ(out.values_known, true);
         if (observed_emptied(in)) {
           EXPECT_EQ(out.values, std::vector<uint8_t>(out.values.size(), 0));
@@ -240,7 +242,8 @@ TEST(DevicePrograms, TorchWithoutCudaRefusesTheCudaStep) {
   RunReport rep = runner.run(parsed.program, /*keep_trace=*/true);
   EXPECT_FALSE(rep.diverged) << rep.divergence.to_string(parsed.program);
   EXPECT_EQ(rep.steps_run, 3);
-  EXPECT_NE(rep.refusal.find("step 3 (t2 = cuda t1): torch_cpu refused: cuda: no usable CUDA device"),
+  EXPECT_NE(rep.refusal.find(
+                "step 3 (t2 = cuda t1): torch_cpu refused: cuda: no usable CUDA device"),
             std::string::npos)
       << rep.refusal;
   ASSERT_EQ(rep.last.size(), 2u);

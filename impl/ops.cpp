@@ -1353,7 +1353,8 @@ Result<Tensor> to_device(Context& ctx, const Tensor& t, DeviceType dev) {
   const char* op = dev == DeviceType::kCuda ? "cuda" : "cpu";
   if (t->is_meta())  // Note [Layout policy] refuses it before any backend runs
     return err(ErrorKind::kDeviceMismatch,
-               std::string(op) + ": a meta or fake input; storcheck's device ops take real tensors");
+               std::string(op) +
+                   ": a meta or fake input; storcheck's device ops take real tensors");
   return to_copy(ctx, t, t->dtype, dev, op);
 }
 

@@ -223,7 +223,8 @@ class ReferenceBackend final : public Backend {
 
   OperandLayout operand_layout(VarId v) const {
     const size_t k = static_cast<size_t>(v);
-    if (sparse_[k]) return {to_layout(sparse_[k]->layout), false, observed(sparse_[k]->values->device())};
+    if (sparse_[k])
+      return {to_layout(sparse_[k]->layout), false, observed(sparse_[k]->values->device())};
     if (sparse_meta_[k]) return {to_layout(sparse_meta_[k]->layout), true, observed(home_)};
     if (!vars_[k]) return {};
     return {Layout::kStrided, vars_[k]->is_meta(), observed(vars_[k]->device())};

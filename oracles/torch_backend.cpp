@@ -420,8 +420,8 @@ class TorchBackend final : public Backend {
     for (int k = 0; k < step.nargs; ++k) {
       if (step.args[k].kind != ArgKind::kVar) continue;
       const at::Tensor& t = vars_[step.args[k].var];
-      layouts[static_cast<size_t>(k)] = {layout_of(t), t.is_meta(),
-                                         t.is_meta() ? stands_for_[step.args[k].var] : real_device(t)};
+      const Device d = t.is_meta() ? stands_for_[step.args[k].var] : real_device(t);
+      layouts[static_cast<size_t>(k)] = {layout_of(t), t.is_meta(), d};
     }
     // Note [Layout policy] (oracles/layout_policy.cpp): LibTorch never sees a refused step.
     Error e = check_layouts(step, layouts);
@@ -435,6 +435,8 @@ class TorchBackend final : public Backend {
     if (step.out != kNoVar && vars_[step.out].defined()) {
       fake_[step.out] = step.op == OpId::kFake || step.op == OpId::kFakeFromMeta ||
                         (fake_in && step.op != OpId::kMeta && step.op != OpId::kToMeta);
+    }
+    if (step.out != kNoVar && vars_[step.out].defined() && vars_[step.out].is_meta()) {
       // F1: a meta or fake result stands for its first input's device (the
       // reference's meta storages carry it, impl/storage.h DeviceType).
       Device d = home_device();
@@ -480,15 +482,16 @@ class TorchBackend final : public Backend {
   /// compared up to it). True when refused.
   bool refuse_without_cuda(const Step& s) {
     if (!factory_device(s).is_cuda() || cuda_usable_) return false;
-    refusal_ = std::string(s.info().name) + ": no usable CUDA device for LibTorch " + torch_version();
+    refusal_ =
+        std::string(s.info().name) + ": no usable CUDA device for LibTorch " + torch_version();
     return true;
   }
   /// A 1-d uint8 tensor over all of `storage`'s bytes (no bounds check, no
   /// version bump of any variable).
   at::Tensor bytes_over(const c10::Storage& storage) const {
+    const c10::DispatchKey key = c10::computeDispatchKey(at::kByte, at::kStrided, storage.device());
     auto impl = c10::make_intrusive<c10::TensorImpl>(
-        c10::Storage(storage), c10::DispatchKeySet(c10::computeDispatchKey(at::kByte, at::kStrided, storage.device())),
-        caffe2::TypeMeta::Make<uint8_t>());
+        c10::Storage(storage), c10::DispatchKeySet(key), caffe2::TypeMeta::Make<uint8_t>());
     impl->set_sizes_contiguous({static_cast<int64_t>(storage.nbytes())});
     return at::Tensor(std::move(impl));
   }
@@ -539,7 +542,7 @@ class TorchBackend final : public Backend {
     if (device_.is_cuda()) {
       // allocated_bytes[0]: StatType::AGGREGATE (0 in every version).
       return static_cast<int64_t>(
-          c10::cuda::CUDACachingAllocator::getDeviceStats(device_.index() < 0 ? 0 : device_.index())
+          c10::cuda::CUDACachingAllocator::getDeviceStats(std::max<int>(device_.index(), 0))
               .allocated_bytes[0]
               .current);
     }
@@ -832,7 +835,8 @@ Error TorchBackend::run_factory(const Step& s) {
     {
       int64_t numel = 1;
       for (int64_t x : sizes) numel *= x;  // no overflow: factory_bytes checked it
-      t = at::arange(at::Scalar(numel), at::TensorOptions().dtype(at::kLong).device(factory_device(s)))
+      const at::TensorOptions longs = at::TensorOptions().dtype(at::kLong);
+      t = at::arange(at::Scalar(numel), longs.device(factory_device(s)))
               .to(to_torch(d))
               .view(sizes);
       break;
