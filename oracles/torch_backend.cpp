@@ -163,9 +163,13 @@ Geometry contiguous_geometry(at::IntArrayRef sizes, int64_t itemsize) {
 
 int64_t storage_nbytes(const at::Tensor& t) { return static_cast<int64_t>(t.storage().nbytes()); }
 
-uint8_t* storage_data(const at::Tensor& t) {
-  return static_cast<uint8_t*>(t.storage().data_ptr().get());
-}
+/// A storage's bytes for writing, without materializing a COW storage (the
+/// backend writes only storages it has just allocated or resized). Through
+/// DataPtr::get(), which is `void*` in LibTorch 1.13 and 2.x alike
+/// (StorageImpl::data() is const from 2.1 on).
+uint8_t* raw_bytes(const c10::Storage& s) { return static_cast<uint8_t*>(s.data_ptr().get()); }
+
+uint8_t* storage_data(const at::Tensor& t) { return raw_bytes(t.storage()); }
 
 /// S8: the tensor's elements all lie inside its storage.
 bool fits_storage(const at::Tensor& t) {
@@ -501,8 +505,7 @@ class TorchBackend final : public Backend {
   void zero_bytes(const c10::Storage& storage, int64_t from, int64_t to) const {
     if (to <= from) return;
     if (!staged(storage)) {
-      std::memset(static_cast<uint8_t*>(storage.unsafeGetStorageImpl()->data()) + from, 0,
-                  static_cast<size_t>(to - from));
+      std::memset(raw_bytes(storage) + from, 0, static_cast<size_t>(to - from));
       return;
     }
     bytes_over(storage).narrow(0, from, to - from).zero_();
@@ -519,8 +522,7 @@ class TorchBackend final : public Backend {
   void copy_storage(const c10::Storage& dst, const c10::Storage& src, int64_t n) const {
     if (n <= 0) return;
     if (!staged(dst) && !staged(src)) {
-      std::memcpy(dst.unsafeGetStorageImpl()->data(), src.unsafeGetStorageImpl()->data(),
-                  static_cast<size_t>(n));
+      std::memcpy(raw_bytes(dst), raw_bytes(src), static_cast<size_t>(n));
       return;
     }
     bytes_over(dst).narrow(0, 0, n).copy_(bytes_over(src).narrow(0, 0, n));
