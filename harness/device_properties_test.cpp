@@ -277,5 +277,27 @@ TEST(DevicePrograms, ReproOfADeviceFindingSaysWhyItCannotReplayOnCuda) {
   EXPECT_EQ(header_value(text, "known"), "");
 }
 
+// Sparse results and their parts are on their input's device, whatever the
+// backend's home device.
+TEST(DevicePrograms, SparseResultsStayOnTheirInputsDevice) {
+  std::unique_ptr<Backend> ref = make_reference_backend(DeviceType::kCuda);
+  ParseResult parsed = parse_program(
+      "# storcheck program v1\n"
+      "t0 = arange [2,3] f32 cpu\n"
+      "t1 = to_sparse_coo t0 2\n"
+      "t2 = values t1\n"
+      "t3 = to_dense t1\n"
+      "t4 = zeros [2,3] f32\n"
+      "t5 = to_sparse_csr t4\n");
+  ASSERT_TRUE(parsed.ok()) << parsed.error.to_string();
+  Runner runner({ref.get()}, Limits{});
+  RunReport rep = runner.run(parsed.program, /*keep_trace=*/true);
+  EXPECT_EQ(rep.steps_failed, 0);
+  ASSERT_EQ(rep.last.size(), 1u);
+  const std::vector<Device> want = {Device::kCpu, Device::kCpu, Device::kCpu,
+                                    Device::kCpu, Device::kCuda, Device::kCuda};
+  for (size_t v = 0; v < want.size(); ++v) EXPECT_EQ(rep.last[0].vars[v].device, want[v]) << v;
+}
+
 }  // namespace
 }  // namespace storcheck

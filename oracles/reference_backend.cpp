@@ -272,6 +272,11 @@ class ReferenceBackend final : public Backend {
     const Arg* a = s.args.data();
     auto var = [&](int k) -> const Tensor& { return vars_[a[k].var]; };
     auto sp = [&](int k) -> const SparseTensor& { return sparse_[a[k].var]; };
+    // Parts go on the first operand's device (its values' for a sparse one).
+    if (s.nargs > 0 && a[0].kind == ArgKind::kVar) {
+      if (vars_[a[0].var]) ctx_.device = vars_[a[0].var]->device();
+      else if (sparse_[a[0].var]) ctx_.device = sparse_[a[0].var]->values->device();
+    }
     auto blocksize = [&](int k) { return std::array<int64_t, 2>{a[k].list[0], a[k].list[1]}; };
     auto bind_sparse = [&](Result<SparseTensor> r) -> Error {
       if (!r.ok()) return r.error();
