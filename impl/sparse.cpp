@@ -600,8 +600,13 @@ Result<SparseTensor> sparse_coo_tensor(Context& ctx, const Tensor& indices, cons
   // expand_values_if_needed: a 0-d value is one value for one index.
   Tensor values = values_in;
   if (values_in->rank() == 0) {
+    // A view, bounds-checked: an emptied 0-d value raises here, as
+    // LibTorch's expand does (found by fake_fuzzer: `.value()` of that error
+    // ended the process).
     const int64_t one[] = {1};
-    values = expand(values_in, one).value();
+    Result<Tensor> e = expand(values_in, one);
+    if (!e.ok()) return e.error();
+    values = std::move(e).value();
   }
   const std::string sz = format_ints(sizes);
   if (indices->rank() != 2)

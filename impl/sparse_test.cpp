@@ -383,6 +383,19 @@ TEST_F(SparseTest, HybridDuplicatesSumWholeDenseSlices) {
   EXPECT_EQ(strides(c->values), (I{2, 1}));
 }
 
+// A 0-d value is expanded to one value per index through a bounds-checked
+// view: an emptied one (R2) raises out_of_bounds, as LibTorch's expand does
+// (regression: corpus/regressions/sparse-coo-of-emptied-0d-values.sc).
+TEST_F(SparseTest, CooOfAnEmptiedZeroDimValueIsOutOfBounds) {
+  Tensor v = tensor({}, {2.5});
+  SparseTensor ok = must(sparse_coo_tensor(ctx, longs({1, 1}, {3}), v, Ints{10}));
+  EXPECT_EQ(elems(ok->values), (D{2.5}));
+  ASSERT_TRUE(shrink(v).ok());
+  Result<SparseTensor> r = sparse_coo_tensor(ctx, longs({1, 1}, {3}), v, Ints{10});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::kOutOfBounds);
+}
+
 TEST_F(SparseTest, CoalesceNarrowsBuffersSizedForTheOldNnz) {
   // sparse_coo_tensor([[1,0,1],[0,0,0]], ones(3,2), (2,2,2)).coalesce():
   // _indices [2, 2] strides (3, 1) over 48 bytes; _values [2, 2] over 24 bytes
