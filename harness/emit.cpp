@@ -17,6 +17,7 @@
 #include "impl/tensor.h"
 #include "oracles/backend.h"
 #include "oracles/known_divergences.h"
+#include "oracles/layout_policy.h"
 #include "oracles/runner.h"
 #include "oracles/spelling.h"
 #include "program/text_format.h"
@@ -707,6 +708,15 @@ std::string Emitter::run() {
     if (!spelling.empty() && spelling[0] == '!') {
       stop(k, std::string(spelling.substr(1)));
       return assemble();
+    }
+    if (s.args[0].kind == ArgKind::kVar) {
+      const VarObs& in = before.vars[static_cast<size_t>(s.args[0].var)];
+      if (!observed_meta(in) && blocked_tiling_overflows(s, in.sizes.data(), in.rank)) {
+        stop(k, "LibTorch's tiling of this blocksize overflows int64 (undefined behaviour, S8): "
+                "storcheck's LibTorch backend refuses to run it; `storcheck repro` runs the "
+                "reference");
+        return assemble();
+      }
     }
     if (s.device != DeviceArg::kHome) {
       stop(k, "a factory with a device argument: the reproducers' factory helpers make CPU "

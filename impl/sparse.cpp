@@ -335,7 +335,10 @@ Result<SparseTensor> dense_to_compressed(Context& ctx, const Tensor& t, SparseLa
   auto vals = allocs.zeros(value_sizes, t->dtype);
   if (!vals.ok()) return vals.error();
 
-  const int64_t block_numel = bs[0] * bs[1];
+  // Read only for stored blocks, which lie in the matrix, so the product is
+  // at most rows * cols then; with nothing stored a blocksize may be any
+  // size that divides 0 (found by fake_fuzzer: [INT64_MAX, 2] overflowed).
+  const int64_t block_numel = nnz > 0 ? bs[0] * bs[1] : 0;
   for (int64_t b = 0; b < n_batch; ++b) {
     const auto& v = stored[static_cast<size_t>(b)];
     int64_t k = 0;

@@ -1,6 +1,8 @@
 #include "oracles/layout_policy.h"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 namespace storcheck {
 
@@ -82,6 +84,20 @@ const char* read_layouts(OpId op) {
 }
 
 }  // namespace
+
+bool blocked_tiling_overflows(const Step& s, const int64_t* sizes, int rank) {
+  if (s.op != OpId::kToSparseBsr && s.op != OpId::kToSparseBsc) return false;
+  if (rank < 2 || s.args[1].list.size() != 2) return false;
+  const int64_t b0 = s.args[1].list[0], b1 = s.args[1].list[1];
+  const int64_t rows = sizes[rank - 2], cols = sizes[rank - 1];
+  if (b0 <= 0 || b1 <= 0 || rows % b0 != 0 || cols % b1 != 0) return false;  // LibTorch raises
+  std::vector<int64_t> tiled(sizes, sizes + rank - 2);
+  for (int64_t x : {rows / b0, b0, cols / b1, b1}) tiled.push_back(x);
+  int64_t p = 1;  // the first dim's stride: the product of the others
+  for (size_t k = 1; k < tiled.size(); ++k)
+    if (__builtin_mul_overflow(p, std::max<int64_t>(tiled[k], 1), &p)) return true;
+  return false;
+}
 
 bool builds_sparse_from_strided(OpId op) {
   switch (op) {

@@ -33,6 +33,17 @@ struct OperandLayout {
 /// result comes from the data (the fake twin treats them as factories).
 bool builds_sparse_from_strided(OpId op);
 
+/// S8 before to_sparse_bsr/bsc of a real tensor of sizes `sizes[0..rank)`:
+/// LibTorch (1.13 and 2.x) tiles the input as batch + [rows/b0, b0,
+/// cols/b1, b1] and computes that shape's contiguous strides with max(1,
+/// size) per dim in int64; for a 0-element input and a huge blocksize they
+/// overflow (signed overflow: undefined behaviour; found by fake_fuzzer:
+/// [0,4] with [INT64_MAX,2]). False for other ops and for blocksizes that
+/// LibTorch rejects first. Over-approximates: a few such inputs that
+/// LibTorch survives are refused too. The LibTorch backend refuses these
+/// steps and the emitted reproducers stop at them.
+bool blocked_tiling_overflows(const Step& s, const int64_t* sizes, int rank);
+
 /// The error of a step whose operands' layouts its op does not take in
 /// storcheck's language (kUnsupportedLayout, or kUnsupportedFakeTensor /
 /// kInvalidArgument for the cases Note [Layout policy] names); kind kNone

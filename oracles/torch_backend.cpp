@@ -1892,6 +1892,14 @@ Error TorchBackend::run_sparse(const Step& s) {
       if (Error e = check_fits(op, t, "the input"); e.kind != ErrorKind::kNone) return e;
       if (Error e = check_step_reads(op, t); e.kind != ErrorKind::kNone) return e;
       if (Error e = check_compressed_indices(s, t); e.kind != ErrorKind::kNone) return e;
+      if (!t.is_meta() &&
+          blocked_tiling_overflows(s, t.sizes().data(), static_cast<int>(t.dim()))) {
+        refusal_ = std::string(op) + ": LibTorch " + torch_version() +
+                   " tiles the input into blocks with strides that overflow int64 for this "
+                   "blocksize (signed overflow: undefined behaviour, S8; it then raises "
+                   "'Negative strides' or an internal SymInt assert): not run";
+        return ok();
+      }
       at::Tensor r;
       if (s.op == OpId::kToSparseCoo) r = t.to_sparse(s.args[1].i);
       else if (s.op == OpId::kToSparseCsr) r = t.to_sparse_csr();
