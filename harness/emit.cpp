@@ -717,6 +717,16 @@ std::string Emitter::run() {
                 "reference");
         return assemble();
       }
+      const bool sets_strides =
+          s.op == OpId::kMeta || s.op == OpId::kFake || s.op == OpId::kLazyClone;
+      if (sets_strides && std::any_of(in.strides.begin(), in.strides.begin() + in.rank,
+                                      [](int64_t st) { return st < 0; })) {
+        stop(k, "the input's strides wrapped past int64, and LibTorch's set_sizes_and_strides "
+                "recomputes a negative stride with an overflowing multiply (undefined "
+                "behaviour, S8): storcheck's LibTorch backend refuses to run it; `storcheck "
+                "repro` runs the reference");
+        return assemble();
+      }
     }
     if (s.device != DeviceArg::kHome) {
       stop(k, "a factory with a device argument: the reproducers' factory helpers make CPU "

@@ -490,6 +490,28 @@ class TorchBackend final : public Backend {
         std::string(s.info().name) + ": no usable CUDA device for LibTorch " + torch_version();
     return true;
   }
+  /// A step that would hand `t`'s strides to TensorImpl::set_sizes_and_strides
+  /// (meta/fake conversion, lazy_clone) while one is negative: refused (S8).
+  /// Only a wrapped stride is negative (contiguous strides of a numel-0 shape
+  /// such as [4,2,64,0,2^63-1,0] overflow in LibTorch 1.13, as the reference
+  /// mirrors in contiguous_strides), and set_sizes_and_strides recomputes a
+  /// negative stride as size * stride of the next dim: the same overflowing
+  /// signed multiply, in LibTorch's inline header (found by fake_fuzzer under
+  /// UBSan). True when refused.
+  bool refuse_wrapped_strides(const Step& s, const at::Tensor& t) {
+    const at::IntArrayRef st = t.strides();
+    for (size_t d = 0; d < st.size(); ++d) {
+      if (st[d] >= 0) continue;
+      refusal_ = std::string(s.info().name) + ": the input's stride " + std::to_string(st[d]) +
+                 " at dim " + std::to_string(d) + " wrapped past int64 (sizes " +
+                 format_ints(IntSpan(t.sizes().data(), static_cast<int>(t.dim()))) +
+                 "); LibTorch " + torch_version() +
+                 "'s set_sizes_and_strides would recompute it with a signed multiply that "
+                 "overflows (undefined behaviour, S8): not run";
+      return true;
+    }
+    return false;
+  }
   /// A 1-d uint8 tensor over all of `storage`'s bytes (no bounds check, no
   /// version bump of any variable).
   at::Tensor bytes_over(const c10::Storage& storage) const {
@@ -1338,6 +1360,7 @@ Error TorchBackend::run_cow_op(const Step& s) {
     }
     case OpId::kLazyClone: {
       const at::Tensor& t = var(s, 0);
+      if (refuse_wrapped_strides(s, t)) return ok();
       int64_t nbytes = storage_nbytes(t);
       if (is_emptied(t)) {  // R3: a clone path restores zeros (offset 0)
         Geometry g = geometry_of(t);
@@ -1552,6 +1575,8 @@ Error TorchBackend::run_convert_op(const Step& s) {
                            (fake_[s.args[0].var] ? "fake" : "meta") + " tensor");
       TorchConverter& conv = s.op == OpId::kFake ? fake_conv_ : meta_conv_;
       if (is_sparse_tensor(t)) {  // Note [Sparse fake modes] (impl/fake.cpp)
+        for (const at::Tensor& part : sparse_parts(t))
+          if (refuse_wrapped_strides(s, part)) return ok();
         try {
           bind(s, conv.convert_sparse(t, /*faithful=*/s.op == OpId::kMeta));
         } catch (const std::exception& ex) {
@@ -1559,6 +1584,7 @@ Error TorchBackend::run_convert_op(const Step& s) {
         }
         return ok();
       }
+      if (refuse_wrapped_strides(s, t)) return ok();
       if (t.is_view() && is_sparse_tensor(t._base()))  // F4: a view of a sparse base
         return unsupported(std::string(op) + ": the tensor is a view of a part of a " +
                            std::string(layout_name(layout_of(t._base()))) +
