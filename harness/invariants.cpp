@@ -488,6 +488,13 @@ struct ConversionHook {
     std::vector<std::weak_ptr<SparseTensorImpl>> sparse;  ///< converted real sparse tensors
   };
   std::shared_ptr<std::array<Conv, 2>> conv;  ///< [0] meta, [1] fake
+  /// The F3 check's tables, kept for their capacity across steps.
+  struct Scratch {
+    std::vector<const TensorImpl*> bound, alive;
+    std::vector<const Storage*> bound_storages;
+    std::vector<const SparseTensorImpl*> bound_sparse, alive_sparse;
+  };
+  std::shared_ptr<Scratch> scratch = std::make_shared<Scratch>();
 
   static bool is_conversion(OpId op) {
     return op == OpId::kMeta || op == OpId::kFake || op == OpId::kFakeFromMeta ||
@@ -559,39 +566,76 @@ struct ConversionHook {
     if (inv != Invariant::kFakeSweepFrees || !after.memo_known) return true;
     // Alive means bound to a live variable: a leaking memo keeps its real
     // tensors alive, so a weak reference alone would not see the leak.
-    std::set<const TensorImpl*> bound;
-    std::set<const Storage*> bound_storages;
-    std::set<const SparseTensorImpl*> bound_sparse;
+    // Nothing converted yet (most steps of most programs): every count must
+    // be 0, which needs no table (this hook runs after every fuzzed step).
+    const bool none_converted = std::all_of(conv->begin(), conv->end(), [](const Conv& c) {
+      return c.tensors.empty() && c.sparse.empty() && c.storages.empty();
+    });
+    if (none_converted) {
+      for (const MemoStats* m : {&after.meta_memo, &after.fake_memo}) {
+        const char* conv_name = m == &after.fake_memo ? "fake" : "meta";
+        if (m->tensors != 0 || m->sparse != 0)
+          return fail(why, std::string("F3: the ") + conv_name + " memo holds " +
+                               std::to_string(m->tensors) + " tensor and " +
+                               std::to_string(m->sparse) +
+                               " sparse entries while nothing was converted");
+        if (s.op == OpId::kSweep && after.error == ErrorKind::kNone && m->storages != 0)
+          return fail(why, std::string("F3: after a sweep the ") + conv_name + " memo holds " +
+                               std::to_string(m->storages) +
+                               " storage entries while nothing was converted");
+      }
+      return true;
+    }
+    // Sorted vectors, not sets: a few dozen pointers, looked up by binary search.
+    auto& bound = scratch->bound;
+    auto& bound_storages = scratch->bound_storages;
+    auto& bound_sparse = scratch->bound_sparse;
+    bound.clear();
+    bound_storages.clear();
+    bound_sparse.clear();
     for (VarId v = 0; v < static_cast<VarId>(after.vars.size()); ++v) {
       if (!after.vars[static_cast<size_t>(v)].live) continue;
       if (const SparseTensor* sp = reference->reference_sparse(v)) {
-        bound_sparse.insert(sp->get());
+        bound_sparse.push_back(sp->get());
         // Its parts' storages are alive through it (found by the CI fuzz
         // smoke run: a fake of indices(), then drop of that variable).
         for (const Tensor* part : {&(*sp)->indices, &(*sp)->compressed_indices,
                                    &(*sp)->plain_indices, &(*sp)->values})
-          if (*part) bound_storages.insert((*part)->storage.get());
+          if (*part) bound_storages.push_back((*part)->storage.get());
       }
-      const Tensor* t = after.vars[static_cast<size_t>(v)].live ? reference->reference_tensor(v)
-                                                                : nullptr;
+      const Tensor* t = reference->reference_tensor(v);
       if (!t) continue;
-      bound.insert(t->get());
-      bound_storages.insert((*t)->storage.get());
+      bound.push_back(t->get());
+      bound_storages.push_back((*t)->storage.get());
     }
+    auto sort_unique = [](auto& v) {
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+    };
+    auto has = [](const auto& v, const auto* x) {
+      return std::binary_search(v.begin(), v.end(), x);
+    };
+    sort_unique(bound);
+    sort_unique(bound_storages);
+    sort_unique(bound_sparse);
     for (int which = 0; which < 2; ++which) {
       Conv& c = (*conv)[static_cast<size_t>(which)];
-      std::set<const TensorImpl*> alive;
+      auto& alive = scratch->alive;
+      alive.clear();
       for (const auto& e : c.tensors)
-        if (auto t = e.first.lock(); t && bound.count(t.get())) alive.insert(t.get());
+        if (auto t = e.first.lock(); t && has(bound, t.get())) alive.push_back(t.get());
+      sort_unique(alive);
       const MemoStats& m = which ? after.fake_memo : after.meta_memo;
       const char* conv_name = which ? "fake" : "meta";
       if (m.tensors != static_cast<int64_t>(alive.size()))
         return fail(why, std::string("F3: the ") + conv_name + " memo holds " +
                              std::to_string(m.tensors) + " tensor entries for " +
                              std::to_string(alive.size()) + " live converted tensors");
-      std::set<const SparseTensorImpl*> alive_sparse;
+      auto& alive_sparse = scratch->alive_sparse;
+      alive_sparse.clear();
       for (const auto& e : c.sparse)
-        if (auto t = e.lock(); t && bound_sparse.count(t.get())) alive_sparse.insert(t.get());
+        if (auto t = e.lock(); t && has(bound_sparse, t.get())) alive_sparse.push_back(t.get());
+      sort_unique(alive_sparse);
       if (m.sparse != static_cast<int64_t>(alive_sparse.size()))
         return fail(why, std::string("F3: the ") + conv_name + " memo holds " +
                              std::to_string(m.sparse) + " sparse entries for " +
@@ -600,7 +644,7 @@ struct ConversionHook {
       int64_t storages = 0;
       for (const auto& e : c.storages) {
         auto st = e.second.first.lock();
-        storages += st && bound_storages.count(st.get()) ? 1 : 0;
+        storages += st && has(bound_storages, st.get()) ? 1 : 0;
       }
       if (m.storages != storages)
         return fail(why, std::string("F3: after a sweep the ") + conv_name + " memo holds " +

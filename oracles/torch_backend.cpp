@@ -215,9 +215,11 @@ Error check_sparse_indices(std::string_view op, const at::Tensor& t) {
   try {
     if (t.layout() == at::kSparse)
       at::_validate_sparse_coo_tensor_args(t._indices(), t._values(), t.sizes());
-    else
-      at::_validate_sparse_compressed_tensor_args(sparse_parts(t)[0], sparse_parts(t)[1],
-                                                  sparse_parts(t)[2], t.sizes(), t.layout());
+    else {
+      const std::vector<at::Tensor> parts = sparse_parts(t);
+      at::_validate_sparse_compressed_tensor_args(parts[0], parts[1], parts[2], t.sizes(),
+                                                  t.layout());
+    }
   } catch (const std::exception& ex) {
     return make_error(ErrorKind::kUndefinedBehavior,
                       std::string(op) + ": not executed: undefined (S8): the " +
