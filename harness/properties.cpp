@@ -561,7 +561,8 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
       res.skip_reason = "needs the LibTorch CUDA backend: " + why;
       return res;
     }
-    if (prop.name == "cow.device_copy_only_on_write" && !cuda->capabilities().cow) {
+    // The COW-focused device property compares COW state on CUDA tensors.
+    if (prop.config.cow_focus && !cuda->capabilities().cow) {
       res.skipped = true;
       res.skip_reason = "needs LibTorch 2.3+ (at::_lazy_clone); this is " + torch_version();
       return res;

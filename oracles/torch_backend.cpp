@@ -488,9 +488,13 @@ class TorchBackend final : public Backend {
   /// compared up to it). True when refused.
   bool refuse_without_cuda(const Step& s) {
     if (!factory_device(s).is_cuda() || cuda_usable_) return false;
+    refuse_no_cuda(s);
+    return true;
+  }
+  /// The refusal of step `s`, which needs a CUDA device this LibTorch lacks.
+  void refuse_no_cuda(const Step& s) {
     refusal_ =
         std::string(s.info().name) + ": no usable CUDA device for LibTorch " + torch_version();
-    return true;
   }
   /// A step that would hand `t`'s strides to TensorImpl::set_sizes_and_strides
   /// (meta/fake conversion, lazy_clone) while one is negative: refused (S8).
@@ -1265,7 +1269,7 @@ Error TorchBackend::run_to_device(const Step& s) {
     return ok();
   }
   if (target.is_cuda() && !cuda_usable_) {
-    refusal_ = "cuda: no usable CUDA device for LibTorch " + torch_version();
+    refuse_no_cuda(s);
     return ok();
   }
   const std::string_view op = s.info().name;
