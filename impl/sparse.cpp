@@ -1,6 +1,7 @@
 #include "impl/sparse.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -443,6 +444,75 @@ SparsePartMeta part_meta(const TensorImpl& t) {
   return p;
 }
 
+// Note [Values layout of to_sparse]
+// 1.13's dense_to_sparse takes the values as
+// self.index(indices.chunk(sparse_dim)).squeeze(0).clone(preserve_format).
+// The index is a TensorIterator over the shape [1, nnz, dense sizes...] with
+// the output first (undefined: skipped), then the input restrided (stride 0
+// on the two index dims, its own strides on the dense dims) and the index
+// tensors ([1, nnz] broadcast: stride 8 bytes on the nnz dim, 0 elsewhere);
+// size-1 dims have stride 0. reorder_dimensions orders the dims by those
+// strides (layout_order's rule, over several operands), and the output is
+// allocated in that order: contiguous when the order is the plain one.
+// squeeze(0) and clone(preserve_format) of that dense result keep its
+// strides. So the values follow the input's dense-dims layout: a transposed
+// input gives transposed values (found by fake_fuzzer: values of
+// to_sparse_coo(t, 2) of a [1,1,2,3] tensor with strides [6,6,1,2] have
+// strides [6,1,2], not [6,3,1]).
+void coo_values_strides(const TensorImpl& in, int64_t sparse_dim, int64_t nnz, int64_t* out) {
+  const int dense = in.rank() - static_cast<int>(sparse_dim);
+  const int n = 2 + dense;
+  std::array<int64_t, kGeometryMaxDims + 2> shape{}, src{}, idx{};
+  const uint64_t is = static_cast<uint64_t>(itemsize(in.dtype));
+  shape[0] = 1;
+  shape[1] = nnz;
+  idx[1] = nnz == 1 ? 0 : 8;
+  for (int j = 0; j < dense; ++j) {
+    const int d = static_cast<int>(sparse_dim) + j;
+    shape[static_cast<size_t>(2 + j)] = in.size(d);
+    src[static_cast<size_t>(2 + j)] =
+        in.size(d) == 1 ? 0 : static_cast<int64_t>(static_cast<uint64_t>(in.stride(d)) * is);
+  }
+  auto should_swap = [&](int d0, int d1) {
+    for (const auto* op : {&src, &idx}) {
+      const int64_t s0 = (*op)[static_cast<size_t>(d0)], s1 = (*op)[static_cast<size_t>(d1)];
+      if (s0 == 0 || s1 == 0) continue;
+      if (s0 < s1) return -1;
+      if (s0 > s1) return 1;
+      if (shape[static_cast<size_t>(d0)] > shape[static_cast<size_t>(d1)]) return 1;
+    }
+    return 0;
+  };
+  std::array<int, kGeometryMaxDims + 2> perm{};
+  for (int k = 0; k < n; ++k) perm[static_cast<size_t>(k)] = n - 1 - k;
+  for (int i = 1; i < n; ++i) {  // insertion sort, as reorder_dimensions
+    int d1 = i;
+    for (int d0 = i - 1; d0 >= 0; --d0) {
+      const int c = should_swap(perm[static_cast<size_t>(d0)], perm[static_cast<size_t>(d1)]);
+      if (c > 0) {
+        std::swap(perm[static_cast<size_t>(d0)], perm[static_cast<size_t>(d1)]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  bool plain = true;
+  for (int k = 0; k < n; ++k) plain &= perm[static_cast<size_t>(k)] == n - 1 - k;
+  std::array<int64_t, kGeometryMaxDims + 2> strides{};
+  if (plain) {
+    contiguous_strides(n, shape.data(), strides.data());
+  } else {
+    int64_t next = 1;
+    for (int k = 0; k < n; ++k) {
+      strides[static_cast<size_t>(perm[static_cast<size_t>(k)])] = next;
+      next = static_cast<int64_t>(static_cast<uint64_t>(next) *
+                                  static_cast<uint64_t>(shape[static_cast<size_t>(perm[static_cast<size_t>(k)])]));
+    }
+  }
+  for (int k = 1; k < n; ++k) out[k - 1] = strides[static_cast<size_t>(k)];  // squeeze(0)
+}
+
 }  // namespace
 }  // namespace detail
 
@@ -548,6 +618,25 @@ Result<SparseTensor> to_sparse_coo(Context& ctx, const Tensor& t, int64_t sparse
       std::memcpy(at_w(*vals.value(), k * dense_numel),
                   buf.data() + slices[static_cast<size_t>(k)] * dense_numel * is,
                   static_cast<size_t>(dense_numel * is));
+  }
+  // Note [Values layout of to_sparse]: the row-major values written above
+  // move to the input's dense-dims layout (same bytes: a dense permutation).
+  if (nnz > 0 && sparse_dim < dims) {
+    TensorImpl& v = *vals.value();
+    std::array<int64_t, kGeometryMaxDims> st{};
+    coo_values_strides(*t, sparse_dim, nnz, st.data());
+    if (!std::equal(st.begin(), st.begin() + v.rank(), v.geom.strides.begin())) {
+      Geometry g = v.geom;
+      for (int d = 0; d < g.rank; ++d) g.strides[d] = st[static_cast<size_t>(d)];
+      const std::vector<uint8_t> rows = elements(v);
+      int64_t e = 0;
+      uint8_t* base = v.storage->mutable_data();
+      for_each_offset(g, [&](int64_t o) {
+        std::memcpy(base + o * is, rows.data() + e * is, static_cast<size_t>(is));
+        ++e;
+      });
+      v.geom = g;
+    }
   }
   // 1.13 takes a hybrid tensor's indices from unique_dim, which gives
   // strides [1, sparse_dim], and keeps them where is_contiguous() accepts

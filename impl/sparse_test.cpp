@@ -159,6 +159,31 @@ TEST_F(SparseTest, ToSparseCooOfNonContiguousInputReadsLogicalOrder) {
   EXPECT_EQ(elems(must(to_dense(ctx, s))), elems(xt));
 }
 
+TEST_F(SparseTest, ToSparseCooValuesFollowTheInputsDenseLayout) {
+  // Note [Values layout of to_sparse]. b = arange(1,25.).view(2,3,4).transpose(1,2)
+  // (strides (12,1,4)); b.to_sparse(1)._values(): sizes [2,4,3], strides (12,1,4)
+  Tensor b = must(transpose(must(arange(ctx, Ints{2, 3, 4}, DType::kF32)), 1, 2));
+  SparseTensor s = must(to_sparse_coo(ctx, b, 1));
+  EXPECT_EQ(sizes(s->values), (I{2, 4, 3}));
+  EXPECT_EQ(strides(s->values), (I{12, 1, 4}));
+  EXPECT_EQ(elems(s->values), elems(b)) << "the same elements, in the new layout";
+  EXPECT_EQ(elems(must(to_dense(ctx, s))), elems(b));
+  // b.to_sparse(2)._values(): one dense dim, [8, 3] contiguous (3, 1)
+  SparseTensor s2 = must(to_sparse_coo(ctx, b, 2));
+  EXPECT_EQ(strides(s2->values), (I{3, 1}));
+  // a = arange(1,25.).view(2,3,4).permute(2,0,1) (strides (1,12,4)):
+  // a.to_sparse(1)._values() is contiguous, (6, 3, 1)
+  Tensor a = must(permute(must(arange(ctx, Ints{2, 3, 4}, DType::kF32)), Ints{2, 0, 1}));
+  EXPECT_EQ(strides(must(to_sparse_coo(ctx, a, 1))->values), (I{6, 3, 1}));
+  // c = arange(1,7.).view(1,1,2,3).transpose(2,3) (strides (6,6,1,3)), nnz 1:
+  // c.to_sparse(2)._values(): [1,3,2], strides (6, 1, 3)
+  Tensor c = must(transpose(must(arange(ctx, Ints{1, 1, 2, 3}, DType::kF32)), 2, 3));
+  SparseTensor s3 = must(to_sparse_coo(ctx, c, 2));
+  EXPECT_EQ(sizes(s3->values), (I{1, 3, 2}));
+  EXPECT_EQ(strides(s3->values), (I{6, 1, 3}));
+  EXPECT_EQ(elems(must(to_dense(ctx, s3))), elems(c));
+}
+
 TEST_F(SparseTest, ToSparseCooOfZerosHasNnzZero) {
   // torch.zeros(2, 3).to_sparse(): indices [2, 0], values [0], coalesced
   SparseTensor s = must(to_sparse_coo(ctx, must(zeros(ctx, Ints{2, 3}, DType::kF32)), 2));
