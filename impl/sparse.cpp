@@ -447,31 +447,40 @@ SparsePartMeta part_meta(const TensorImpl& t) {
 // Note [Values layout of to_sparse]
 // 1.13's dense_to_sparse takes the values as
 // self.index(indices.chunk(sparse_dim)).squeeze(0).clone(preserve_format).
-// The index is a TensorIterator over the shape [1, nnz, dense sizes...] with
-// the output first (undefined: skipped), then the input restrided (stride 0
-// on the two index dims, its own strides on the dense dims) and the index
-// tensors ([1, nnz] broadcast: stride 8 bytes on the nnz dim, 0 elsewhere);
-// size-1 dims have stride 0. reorder_dimensions orders the dims by those
-// strides (layout_order's rule, over several operands), and the output is
-// allocated in that order: contiguous when the order is the plain one.
-// squeeze(0) and clone(preserve_format) of that dense result keep its
-// strides. So the values follow the input's dense-dims layout: a transposed
-// input gives transposed values (found by fake_fuzzer: values of
-// to_sparse_coo(t, 2) of a [1,1,2,3] tensor with strides [6,6,1,2] have
-// strides [6,1,2], not [6,3,1]).
-void coo_values_strides(const TensorImpl& in, int64_t sparse_dim, int64_t nnz, int64_t* out) {
+// The index is a TensorIterator over the shape [1, nnz, dense sizes...]
+// whose operands are the output (undefined: skipped), the input restrided
+// by AdvancedIndex (stride 0 on the two index dims, its own strides on the
+// dense dims) and the index tensors: each a [1, nnz] chunk of the indices
+// reshaped to [1, nnz, 1...] (a view: every stride s1 = the indices' dim-1
+// stride, dim 0 nnz * s1). compute_strides zeroes an operand's stride only
+// where it broadcasts (its size 1, the shape's not); a size-1 dim of the
+// shape keeps the operand's own stride. reorder_dimensions orders the dims
+// by those strides (layout_order's rule over several operands), and the
+// output is allocated in that order: contiguous when the order is the plain
+// one. squeeze(0) and clone(preserve_format) of that dense result keep its
+// strides. So the values follow the input's dense-dims layout, size-1 dims
+// included (found by fake_fuzzer twice: values of to_sparse_coo(t, 2) of a
+// [1,1,2,3] tensor with strides [6,6,1,2] have strides [6,1,2], not
+// [6,3,1]; a size-1 dim's stride 15, not 5).
+void coo_values_strides(const TensorImpl& in, int64_t sparse_dim, int64_t nnz,
+                        int64_t index_stride1, int64_t* out) {
   const int dense = in.rank() - static_cast<int>(sparse_dim);
   const int n = 2 + dense;
   std::array<int64_t, kGeometryMaxDims + 2> shape{}, src{}, idx{};
   const uint64_t is = static_cast<uint64_t>(itemsize(in.dtype));
+  auto wrap = [](int64_t a, uint64_t b) {  // LibTorch's int64 arithmetic
+    return static_cast<int64_t>(static_cast<uint64_t>(a) * b);
+  };
   shape[0] = 1;
   shape[1] = nnz;
-  idx[1] = nnz == 1 ? 0 : 8;
+  idx[0] = wrap(wrap(nnz, static_cast<uint64_t>(index_stride1)), 8);
+  idx[1] = wrap(index_stride1, 8);
   for (int j = 0; j < dense; ++j) {
     const int d = static_cast<int>(sparse_dim) + j;
-    shape[static_cast<size_t>(2 + j)] = in.size(d);
-    src[static_cast<size_t>(2 + j)] =
-        in.size(d) == 1 ? 0 : static_cast<int64_t>(static_cast<uint64_t>(in.stride(d)) * is);
+    const size_t k = static_cast<size_t>(2 + j);
+    shape[k] = in.size(d);
+    src[k] = wrap(in.stride(d), is);
+    idx[k] = in.size(d) == 1 ? idx[1] : 0;  // broadcast where the dense size is not 1
   }
   auto should_swap = [&](int d0, int d1) {
     for (const auto* op : {&src, &idx}) {
@@ -505,9 +514,9 @@ void coo_values_strides(const TensorImpl& in, int64_t sparse_dim, int64_t nnz, i
   } else {
     int64_t next = 1;
     for (int k = 0; k < n; ++k) {
-      strides[static_cast<size_t>(perm[static_cast<size_t>(k)])] = next;
-      next = static_cast<int64_t>(static_cast<uint64_t>(next) *
-                                  static_cast<uint64_t>(shape[static_cast<size_t>(perm[static_cast<size_t>(k)])]));
+      const size_t d = static_cast<size_t>(perm[static_cast<size_t>(k)]);
+      strides[d] = next;
+      next = wrap(next, static_cast<uint64_t>(shape[d]));
     }
   }
   for (int k = 1; k < n; ++k) out[k - 1] = strides[static_cast<size_t>(k)];  // squeeze(0)
@@ -619,12 +628,21 @@ Result<SparseTensor> to_sparse_coo(Context& ctx, const Tensor& t, int64_t sparse
                   buf.data() + slices[static_cast<size_t>(k)] * dense_numel * is,
                   static_cast<size_t>(dense_numel * is));
   }
+  // 1.13 takes a hybrid tensor's indices from unique_dim, which gives
+  // strides [1, sparse_dim], and keeps them where is_contiguous() accepts
+  // them (sparse_dim 1, or nnz 1); the offsets written above are the same.
+  if (sparse_dim < dims && nnz > 0) {
+    Geometry g = idx.value()->geom;
+    g.strides[0] = 1;
+    g.strides[1] = sparse_dim;
+    if (g.is_contiguous()) idx.value()->geom = g;
+  }
   // Note [Values layout of to_sparse]: the row-major values written above
   // move to the input's dense-dims layout (same bytes: a dense permutation).
   if (nnz > 0 && sparse_dim < dims) {
     TensorImpl& v = *vals.value();
     std::array<int64_t, kGeometryMaxDims> st{};
-    coo_values_strides(*t, sparse_dim, nnz, st.data());
+    coo_values_strides(*t, sparse_dim, nnz, idx.value()->geom.strides[1], st.data());
     if (!std::equal(st.begin(), st.begin() + v.rank(), v.geom.strides.begin())) {
       Geometry g = v.geom;
       for (int d = 0; d < g.rank; ++d) g.strides[d] = st[static_cast<size_t>(d)];
@@ -637,15 +655,6 @@ Result<SparseTensor> to_sparse_coo(Context& ctx, const Tensor& t, int64_t sparse
       });
       v.geom = g;
     }
-  }
-  // 1.13 takes a hybrid tensor's indices from unique_dim, which gives
-  // strides [1, sparse_dim], and keeps them where is_contiguous() accepts
-  // them (sparse_dim 1, or nnz 1); the offsets written above are the same.
-  if (sparse_dim < dims && nnz > 0) {
-    Geometry g = idx.value()->geom;
-    g.strides[0] = 1;
-    g.strides[1] = sparse_dim;
-    if (g.is_contiguous()) idx.value()->geom = g;
   }
   allocs.commit();
   auto s = std::make_shared<SparseTensorImpl>();

@@ -182,6 +182,14 @@ TEST_F(SparseTest, ToSparseCooValuesFollowTheInputsDenseLayout) {
   EXPECT_EQ(sizes(s3->values), (I{1, 3, 2}));
   EXPECT_EQ(strides(s3->values), (I{6, 1, 3}));
   EXPECT_EQ(elems(must(to_dense(ctx, s3))), elems(c));
+  // A size-1 dim keeps its own stride in the TensorIterator's order:
+  // e = full([1,1,1,1,3,1,5], 2.); e.transpose_(1, -2); e.to_sparse(2)._values()
+  // has strides (15, 15, 15, 5, 15, 1), not contiguous (15, 15, 15, 5, 5, 1)
+  Tensor e = must(full(ctx, Ints{1, 1, 1, 1, 3, 1, 5}, Scalar::floating(2), DType::kF32));
+  ASSERT_TRUE(transpose_(e, 1, -2).ok());
+  SparseTensor s4 = must(to_sparse_coo(ctx, e, 2));
+  EXPECT_EQ(strides(s4->values), (I{15, 15, 15, 5, 15, 1}));
+  EXPECT_EQ(elems(must(to_dense(ctx, s4))), elems(e));
 }
 
 TEST_F(SparseTest, ToSparseCooOfZerosHasNnzZero) {
