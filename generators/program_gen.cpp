@@ -1917,6 +1917,22 @@ class SparseBuilder {
     s.args[1] = Arg::dtype_arg(dtype);
     if (kind == 1) s.args[2] = Arg::integer(c.seed);
     push(s, Kind::kDense, sizes);
+    // Now and then a permuted view of it: the conversions then read dense
+    // dims in another order, whose layout to_sparse's values follow (Note
+    // [Values layout of to_sparse], impl/sparse.cpp; the generator had only
+    // contiguous inputs, and fake_fuzzer found two divergences there).
+    if (pk.one_in(3)) {
+      IntList dims;
+      for (int d = 0; d < rank; ++d) storcheck::detail::push(dims, d);
+      for (int i = rank - 1; i > 0; --i) std::swap(dims.v[static_cast<size_t>(i)],
+                                                   dims.v[static_cast<size_t>(pk.below(i + 1))]);
+      IntList permuted;
+      for (int d = 0; d < rank; ++d) storcheck::detail::push(permuted, sizes[static_cast<int>(dims[d])]);
+      Step p = start(OpId::kPermute);
+      p.args[0] = Arg::variable(s.out);
+      p.args[1] = Arg::ints(dims);
+      push(p, Kind::kDense, permuted);
+    }
     return true;
   }
   // Case 1)
