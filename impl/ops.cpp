@@ -1040,6 +1040,13 @@ Status fill_(const Tensor& t, const Scalar& s) {
 
 Status zero_(const Tensor& t) { return fill_(t, Scalar::integer(0)); }
 
+Status fill_(const Context& ctx, const Tensor& t, const Scalar& s, const char* op) {
+  Status st = check_compute_input(*t, op);
+  if (st.ok()) st = check_step_reads(ctx, *t, op);
+  if (!st.ok()) return st;
+  return fill_(t, s);
+}
+
 Status copy_(const Tensor& dst, const Tensor& src) {
   if (dst->fake != src->fake)  // FakeTensorMode refuses to mix fake and real tensors
     return err(ErrorKind::kDeviceMismatch,

@@ -180,6 +180,30 @@ TEST_F(OpsTest, SumAndToSparseOfHugeExpandedViewAreResourceLimit) {
   EXPECT_EQ(kind(sum(ctx, meta)), ErrorKind::kNone);
 }
 
+// fill_ and zero_ write every element of a view that repeats offsets:
+// bounded like sum (found by cow_fuzzer as a 2.6e10-write timeout), after
+// S8, with nothing written and no version bump when refused.
+TEST_F(OpsTest, FillAndZeroOfHugeExpandedViewAreResourceLimit) {
+  Tensor base = must(arange(ctx, Ints{1}, DType::kF32));
+  Tensor big = must(expand(base, Ints{3, 4, int64_t{1} << 31}));
+  Status f = fill_(ctx, big, Scalar::floating(2));
+  ASSERT_EQ(kind(f), ErrorKind::kResourceLimit);
+  EXPECT_NE(f.error().message.find("fill_: would read 25769803776 elements"), std::string::npos)
+      << f.error().message;
+  EXPECT_EQ(kind(fill_(ctx, big, Scalar::integer(0), "zero_")), ErrorKind::kResourceLimit);
+  EXPECT_EQ(*base->version, 0);
+  // At the limit it runs and writes the one element.
+  Tensor edge = must(expand(base, Ints{1 << 10, 1 << 10}));
+  ASSERT_TRUE(fill_(ctx, edge, Scalar::floating(3)).ok());
+  EXPECT_EQ(load_as_double(base->storage->read_data(), DType::kF32), 3.0);
+  EXPECT_EQ(*base->version, 1);
+  ctx.max_step_reads = (1 << 20) - 1;
+  EXPECT_EQ(kind(fill_(ctx, edge, Scalar::floating(4))), ErrorKind::kResourceLimit);
+  // A meta input writes nothing: exempt (F9).
+  Tensor meta = must(expand(must(to_meta(base)), Ints{3, 4, int64_t{1} << 31}));
+  EXPECT_EQ(kind(fill_(ctx, meta, Scalar::floating(2))), ErrorKind::kNone);
+}
+
 // === Views: S2, S3 ================================================================
 
 TEST_F(OpsTest, ViewsShareStorageAndVersionCounterAndInplaceWritesBumpItS2) {

@@ -110,11 +110,14 @@ class FakeTwinBackend final : public Backend {
     std::vector<Tensor> fakes;
     if (check_fallback_ && real.kind != ErrorKind::kResourceLimit && fallback_applies(cat))
       fallback = run_fallback(s, &fakes);
-    Error fake = fakes_->run_step(s);  // the meta rules
+    // A step the real run refuses for its limits does not run on the twins
+    // either: an in-place one would still bump their version (fill_ of a
+    // huge expand, Note [Elements a step reads] in impl/ops.h).
     if (real.kind == ErrorKind::kResourceLimit) {
       if (s.out != kNoVar) fakes_->rebind(s.out, nullptr);
       return real;
     }
+    Error fake = fakes_->run_step(s);  // the meta rules
     if (s.op == OpId::kToDense && real.kind == ErrorKind::kUndefinedBehavior &&
         fake.kind == ErrorKind::kNone) {  // indices checked on data (Note [Fake twin])
       fakes_->rebind(s.out, nullptr);

@@ -225,9 +225,10 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0):
                     "undersized, R7); storcheck's LibTorch backend restores it (R3) or refuses "
                     "the step (S8) by its own rules")
     # Note [Elements a step reads] (impl/ops.h): after the S8 cases above.
-    if (op == "sum" or op.startswith("to_sparse")) and ts and ts[0].layout == torch.strided \
-            and ts[0].numel() > RUN.max_reads:
-        return "case 1: a sum or to_sparse_* reading more elements than Limits::max_step_reads"
+    if (op in ("sum", "fill_", "zero_") or op.startswith("to_sparse")) and ts \
+            and ts[0].layout == torch.strided and ts[0].numel() > RUN.max_reads:
+        return ("case 1: a sum, to_sparse_*, fill_ or zero_ touching more elements than "
+                "Limits::max_step_reads")
     # The compressed indices of a 0-element input: batch * (rows / blocksize
     # + 1) entries whatever the data (oracles/torch_backend.cpp
     # check_compressed_indices; [100000,100000,0] asked for 80 GB).

@@ -441,8 +441,8 @@ class ReferenceBackend final : public Backend {
       case OpId::kDetach: return detach(var(0));
       case OpId::kAdd_: return none(add_(var(0), scalar(1)));
       case OpId::kMul_: return none(mul_(var(0), scalar(1)));
-      case OpId::kFill_: return none(fill_(var(0), scalar(1)));
-      case OpId::kZero_: return none(zero_(var(0)));
+      case OpId::kFill_: return none(fill_(ctx_, var(0), scalar(1)));
+      case OpId::kZero_: return none(fill_(ctx_, var(0), Scalar::integer(0), "zero_"));
       case OpId::kCopy_: return none(copy_(var(0), var(1)));
       case OpId::kTranspose_: return none(transpose_(var(0), a[1].i, a[2].i));
       case OpId::kT_: return none(t_(var(0)));

@@ -68,7 +68,7 @@ namespace {
 //      Limits::max_tensor_bytes, or a run total beyond max_program_bytes, is
 //      kResourceLimit. The total is the sum of the bytes of every successful
 //      allocation of the run (it never decreases; a failed op adds nothing).
-//      sum and to_sparse_* on a real input of more than
+//      sum, to_sparse_*, fill_ and zero_ on a real input of more than
 //      Limits::max_step_reads elements: kResourceLimit, after Case 3) (Note
 //      [Elements a step reads], impl/ops.h).
 //   Case 2) Rank: unsqueeze, unsqueeze_, unfold, unflatten whose result rank
@@ -1749,6 +1749,8 @@ Error TorchBackend::run(const Step& s) {
     case OpId::kZero_: {
       at::Tensor& t = var(s, 0);
       if (Error e = check_fits(s.info().name, t, "self"); e.kind != ErrorKind::kNone) return e;
+      // Note [Elements a step reads] (impl/ops.h): a view repeating offsets.
+      if (Error e = check_step_reads(s.info().name, t); e.kind != ErrorKind::kNone) return e;
       if (s.op == OpId::kFill_) t.fill_(sc(1)); else t.zero_();
       return ok();
     }
