@@ -30,6 +30,14 @@ Geometry Geometry::of(std::initializer_list<int64_t> sizes, std::initializer_lis
 }
 
 bool Geometry::numel(int64_t* out) const {
+  // A size-0 dim makes the product 0 wherever it stands: [2^63-1, 2, 0] has
+  // numel 0, though its first two sizes overflow (the callers that ignored
+  // a false here read an uninitialized count; found by shrink_fuzzer).
+  for (int d = 0; d < rank; ++d)
+    if (sizes[d] == 0) {
+      *out = 0;
+      return true;
+    }
   int64_t n = 1;
   for (int d = 0; d < rank; ++d)
     if (!mul_ok(n, sizes[d], &n)) return false;

@@ -31,7 +31,7 @@ struct Geometry {
   static Geometry of(std::initializer_list<int64_t> sizes, std::initializer_list<int64_t> strides,
                      int64_t offset, int64_t itemsize);
 
-  /// Product of sizes; false on overflow.
+  /// Product of sizes: 0 when a size is 0, else false on overflow.
   bool numel(int64_t* out) const;
   /// S5/S9: itemsize * (offset + sum((size_d - 1) * stride_d) + 1), or 0 when
   /// numel == 0 (PyTorch's computeStorageNbytes, offset included). False on

@@ -116,6 +116,11 @@ TEST(GeometryNumel, ProductOfSizesAndOverflowReportsFalse) {
   ASSERT_TRUE(Geometry::of({}, {}, 0, 4).numel(&n));
   EXPECT_EQ(n, 1);
   EXPECT_FALSE(Geometry::of({kTwo62, 4}, {4, 1}, 0, 4).numel(&n));
+  // A size-0 dim anywhere makes it 0, even after sizes whose product
+  // overflows (found by shrink_fuzzer: resize_ to [2^63-1, 2, 0]).
+  n = -1;
+  ASSERT_TRUE(Geometry::of({INT64_MAX, 2, 0}, {2, 1, 1}, 0, 4).numel(&n));
+  EXPECT_EQ(n, 0);
 }
 
 // --- is_contiguous -------------------------------------------------------------

@@ -1204,8 +1204,8 @@ Status resize_(Context& ctx, const Tensor& t, IntSpan sizes) {
   Geometry g = geom_from(sizes, {}, t->geom.offset, t->geom.itemsize);
   contiguous_strides(g.rank, g.sizes.data(), g.strides.data());
   if (!numel_ok(g)) return err(ErrorKind::kStorageSizeOverflow, "numel: integer multiplication overflow");
-  int64_t numel;
-  g.numel(&numel);
+  int64_t numel = 0;
+  g.numel(&numel);  // numel_ok: no overflow (a size-0 dim: 0)
   if (numel > 0) {
     int64_t bytes;
     if (__builtin_add_overflow(numel, g.offset, &bytes) ||

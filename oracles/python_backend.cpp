@@ -130,9 +130,13 @@ const char* category_name(OpCategory c) {
 
 /// numel * itemsize of a size list (-1 on overflow or a negative size).
 int64_t list_bytes(const IntList& l, int64_t item) {
+  for (int64_t x : l)
+    if (x < 0) return -1;
+  for (int64_t x : l)
+    if (x == 0) return 0;  // numel 0 whatever the other sizes (Geometry::numel)
   int64_t n = item;
   for (int64_t x : l)
-    if (x < 0 || __builtin_mul_overflow(n, x, &n)) return -1;
+    if (__builtin_mul_overflow(n, x, &n)) return -1;
   return n;
 }
 

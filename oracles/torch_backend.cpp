@@ -1049,14 +1049,22 @@ Error TorchBackend::run_resize(const Step& s) {
     t.resize_(sizes);
     return ok();
   }
-  int64_t numel = 1;
-  int64_t bytes = 0;
+  // numel as 1.13's safe_compute_numel: an unsigned 64-bit product whose
+  // overflow anywhere raises, even before a size-0 dim ([2^63-1, 4, 0]),
+  // and none otherwise ([2^63-1, 2, 0] is numel 0: LibTorch resizes it,
+  // found by shrink_fuzzer). The storage size counts only when numel > 0.
+  uint64_t unumel = 1;
   bool overflow = false;
-  for (int64_t x : sizes) overflow = overflow || __builtin_mul_overflow(numel, x, &numel);
+  for (int64_t x : sizes)
+    overflow |= __builtin_mul_overflow(unumel, static_cast<uint64_t>(x), &unumel);
+  if (overflow || unumel > static_cast<uint64_t>(INT64_MAX))
+    return error(ErrorKind::kStorageSizeOverflow, "numel: integer multiplication overflow");
+  const int64_t numel = static_cast<int64_t>(unumel);
+  int64_t bytes = 0;
   int64_t extent = 0;
-  overflow = overflow || __builtin_add_overflow(numel, t.storage_offset(), &extent) ||
-             __builtin_mul_overflow(extent, static_cast<int64_t>(t.element_size()), &bytes);
-  if (overflow)
+  if (numel > 0 &&
+      (__builtin_add_overflow(numel, t.storage_offset(), &extent) ||
+       __builtin_mul_overflow(extent, static_cast<int64_t>(t.element_size()), &bytes)))
     return error(ErrorKind::kStorageSizeOverflow,
                  "resize_: storage size for sizes " + list_str(sizes) + " at offset " +
                      std::to_string(t.storage_offset()) + " overflows int64 (S9)");
