@@ -321,7 +321,16 @@ Result<SparseTensor> dense_to_compressed(Context& ctx, const Tensor& t, SparseLa
 
   std::vector<int64_t> batch(sizes.begin(), sizes.begin() + n_batch_dim);
   std::vector<int64_t> comp_sizes = batch, plain_sizes = batch, value_sizes = batch;
-  comp_sizes.push_back(n_comp + 1);
+  // n_comp + 1 entries per batch: past int64 for a 0-element [2^63-1, 0]
+  // input, where 1.13 wraps (signed overflow, S8) and raises about a SymInt.
+  // Both backends call it a storage size overflow (oracles/torch_backend.cpp,
+  // check_compressed_indices; found by fake_fuzzer under UBSan).
+  int64_t comp_len = 0;
+  if (__builtin_add_overflow(n_comp, int64_t{1}, &comp_len))
+    return err(ErrorKind::kStorageSizeOverflow,
+               std::string(op) + ": the compressed indices of sizes " + ints(sizes) +
+                   " overflow int64 bytes");
+  comp_sizes.push_back(comp_len);
   plain_sizes.push_back(nnz);
   value_sizes.push_back(nnz);
   if (blocked) {

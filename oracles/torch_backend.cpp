@@ -641,12 +641,15 @@ class TorchBackend final : public Backend {
     const int64_t rows = t.size(r - 2), cols = t.size(r - 1);
     if (rows % b0 != 0 || cols % b1 != 0) return ok();
     const std::string_view op = s.info().name;
-    int64_t entries = (by_row ? rows / b0 : cols / b1) + 1;  // per batch
-    bool overflow = false;
-    for (int64_t d = 0; d + 2 < r; ++d) {
-      if (t.size(d) == 0) return ok();  // LibTorch: product of batch dimensions must be non-zero
+    // LibTorch: product of batch dimensions must be non-zero (checked first:
+    // a [0, 2^63-1, 1] input raises that, found by fake_fuzzer under UBSan,
+    // whose rows / 1 + 1 overflowed here).
+    for (int64_t d = 0; d + 2 < r; ++d)
+      if (t.size(d) == 0) return ok();
+    int64_t entries = 0;  // per batch
+    bool overflow = __builtin_add_overflow(by_row ? rows / b0 : cols / b1, int64_t{1}, &entries);
+    for (int64_t d = 0; d + 2 < r; ++d)
       overflow = overflow || __builtin_mul_overflow(entries, t.size(d), &entries);
-    }
     int64_t bytes = 0;
     if (overflow || __builtin_mul_overflow(entries, int64_t{8}, &bytes)) {
       std::string sizes;

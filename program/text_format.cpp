@@ -195,9 +195,17 @@ class StepChecker {
       if (step.args[k].kind == ArgKind::kDType) d = step.args[k].dtype;
     int64_t bytes = dtype_itemsize(d);
     bool overflow = false;
-    for (int64_t s : sizes) {
+    for (int64_t s : sizes)
       if (s < 0) return true;  // a run-time error the backends must agree on
-      if (s != 0 && bytes > std::numeric_limits<int64_t>::max() / s) overflow = true;
+    // A size-0 dim anywhere: no bytes, whatever the other sizes ([2^63-1, 0]
+    // was refused as needing more than 2^63 bytes).
+    const bool empty = std::find(sizes.begin(), sizes.end(), 0) != sizes.end();
+    for (int64_t s : sizes) {
+      if (empty) {
+        bytes = 0;
+        break;
+      }
+      if (bytes > std::numeric_limits<int64_t>::max() / s) overflow = true;
       if (!overflow) bytes *= s;
     }
     if (overflow || bytes > limits_.max_tensor_bytes) {

@@ -365,6 +365,15 @@ TEST(TextFormatReject, FactoryWhoseBytesOverflowInt64) {
             "max_tensor_bytes 1048576");
 }
 
+TEST(TextFormatReject, FactoryWithASizeZeroDimNeedsNoBytes) {
+  // [2^63-1, 0] is 0 bytes: the product overflowed before the 0 and the
+  // factory was refused (found with fake_fuzzer's to_sparse_csr finding).
+  ParseResult r = parse_program("t0 = arange [9223372036854775807,0] i64\n"
+                                "t1 = zeros [0,4611686018427387904,4] f32\n");
+  ASSERT_TRUE(r.ok()) << r.error.to_string();
+  EXPECT_EQ(r.program.steps.size(), 2u);
+}
+
 TEST(TextFormatReject, FactoryWithNegativeSizePassesTheParser) {
   // A run-time error the backends must agree on (program/README.md).
   EXPECT_TRUE(parse_program("t0 = zeros [-1,4611686018427387904] f32\n").ok());
