@@ -269,6 +269,16 @@ void read_observed_elements(const uint8_t* base, const Geometry& g, std::vector<
     for (int64_t o : offs) dst = copy_at(dst, o);
     return;
   }
+  read_row_major_elements(base, g, out);
+}
+
+void read_row_major_elements(const uint8_t* base, const Geometry& g, std::vector<uint8_t>* out) {
+  const size_t is = static_cast<size_t>(g.itemsize);
+  const size_t at = out->size();
+  auto copy_at = [&](uint8_t* dst, int64_t offset) {
+    std::memcpy(dst, base + offset * g.itemsize, is);
+    return dst + is;
+  };
   int64_t n = 0;
   if (!g.numel(&n) || n == 0) return;
   out->resize(at + static_cast<size_t>(n) * is);

@@ -112,6 +112,10 @@ std::vector<int64_t> distinct_offsets(const Geometry& g);
 /// bytes, in row-major order, or at its distinct offsets when
 /// observe_by_offset(g). Every backend reads values through this.
 void read_observed_elements(const uint8_t* base, const Geometry& g, std::vector<uint8_t>* out);
+/// Appends every element of `g` in row-major order, whatever it repeats:
+/// numel * itemsize bytes (the caller bounds numel: an op that reads its
+/// input whole, Note [Elements a step reads] in impl/ops.h).
+void read_row_major_elements(const uint8_t* base, const Geometry& g, std::vector<uint8_t>* out);
 
 /// Calls fn(element_offset) for each element in row-major logical order.
 template <typename Fn>

@@ -95,10 +95,14 @@ std::vector<int64_t> sizes_of(const TensorImpl& t) {
 }
 
 /// Product of sizes[from, to); the sizes are those of an existing tensor.
+/// The product of s[from, to), wrapping (no signed overflow: a 0-element
+/// tensor's other sizes may multiply past int64, [2^63-1, 2, 0]); callers
+/// use it where the elements it counts exist, or where a size-0 dim in the
+/// range makes it 0.
 int64_t prod(const std::vector<int64_t>& s, size_t from, size_t to) {
-  int64_t n = 1;
-  for (size_t k = from; k < to; ++k) n *= s[k];
-  return n;
+  uint64_t n = 1;
+  for (size_t k = from; k < to; ++k) n *= static_cast<uint64_t>(s[k]);
+  return static_cast<int64_t>(n);
 }
 
 /// S8: the op reads `t` (a part or an input), so its storage must hold it.
@@ -151,11 +155,15 @@ class StepAllocs {
   bool committed_ = false;
 };
 
-/// The elements of `t` in row-major order, itemsize bytes each. A read:
-/// never materializes a COW storage (C3). The caller checked S8.
+/// The elements of `t` in row-major order, itemsize bytes each, every one
+/// even where a view repeats offsets (read_elements, the observations' read,
+/// gives such a view of more than kObserveAllElements elements by distinct
+/// offset: to_sparse_csr of an unfold of 199,998 elements over 100,000 read
+/// past it; found by fake_fuzzer under ASan). A read: never materializes a
+/// COW storage (C3). The caller checked S8 and bounded the count.
 std::vector<uint8_t> elements(const TensorImpl& t) {
   std::vector<uint8_t> b;
-  read_elements(t, &b);
+  read_row_major_elements(t.storage->read_data(), t.geom, &b);
   return b;
 }
 
@@ -284,11 +292,24 @@ Result<SparseTensor> dense_to_compressed(Context& ctx, const Tensor& t, SparseLa
   }
   const std::vector<int64_t> sizes = sizes_of(*t);
   const int n_batch_dim = r - 2;
-  const int64_t n_batch = prod(sizes, 0, static_cast<size_t>(n_batch_dim));
-  if (n_batch_dim > 0 && n_batch == 0)
+  if (std::find(sizes.begin(), sizes.begin() + n_batch_dim, 0) != sizes.begin() + n_batch_dim)
     return err(ErrorKind::kInvalidArgument,
                std::string(op) + ": Expected product of batch dimensions to be non-zero (sizes " +
                    ints(sizes) + ")");
+  // The batch count of a 0-element input can be past int64, or huge: its
+  // compressed indices then overflow (as oracles/torch_backend.cpp's
+  // check_compressed_indices says) or break the allocation limit below;
+  // nothing is stored, so no per-batch table is built (a [2^40, 1, 0]
+  // input made one of 2^40 entries: std::bad_alloc).
+  int64_t n_batch = 1;
+  bool batch_overflow = false;
+  for (int d = 0; d < n_batch_dim; ++d)
+    batch_overflow |= __builtin_mul_overflow(n_batch, sizes[static_cast<size_t>(d)], &n_batch);
+  if (batch_overflow)
+    return err(ErrorKind::kStorageSizeOverflow,
+               std::string(op) + ": the compressed indices of sizes " + ints(sizes) +
+                   " overflow int64 bytes");
+  const bool no_elements = t->numel() == 0;
 
   // The stored blocks of each batch as (compressed, plain) positions, found
   // by scanning the elements (never the positions: a 0-element input may
@@ -298,8 +319,9 @@ Result<SparseTensor> dense_to_compressed(Context& ctx, const Tensor& t, SparseLa
   const int64_t n_comp = by_row ? rows / bs[0] : grid_cols;
   std::vector<uint8_t> buf = elements(*t);
   const int64_t is = itemsize(t->dtype);
-  const int64_t matrix = rows * cols;
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> stored(static_cast<size_t>(n_batch));
+  const int64_t matrix = no_elements ? 0 : rows * cols;
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> stored(
+      no_elements ? 1 : static_cast<size_t>(n_batch));
   for (int64_t e = 0; matrix > 0 && e < n_batch * matrix; ++e) {
     if (!is_nonzero(buf.data() + e * is, t->dtype)) continue;
     const int64_t in = e % matrix;

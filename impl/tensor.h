@@ -40,7 +40,7 @@ struct TensorImpl {
   int rank() const { return geom.rank; }
   int64_t size(int d) const { return geom.sizes[d]; }
   int64_t stride(int d) const { return geom.strides[d]; }
-  int64_t numel() const;  ///< product of sizes (the tensor exists, so no overflow)
+  int64_t numel() const;  ///< product of sizes: 0 with a size-0 dim, else no overflow (it exists)
 };
 using Tensor = std::shared_ptr<TensorImpl>;
 
