@@ -256,20 +256,19 @@ std::vector<int64_t> distinct_offsets(const Geometry& g) {
 }
 
 void read_observed_elements(const uint8_t* base, const Geometry& g, std::vector<uint8_t>* out) {
-  const size_t is = static_cast<size_t>(g.itemsize);
-  const size_t at = out->size();
-  auto copy_at = [&](uint8_t* dst, int64_t offset) {
-    std::memcpy(dst, base + offset * g.itemsize, is);
-    return dst + is;
-  };
-  if (observe_by_offset(g)) {
-    const std::vector<int64_t> offs = distinct_offsets(g);
-    out->resize(at + offs.size() * is);
-    uint8_t* dst = out->data() + at;
-    for (int64_t o : offs) dst = copy_at(dst, o);
+  if (!observe_by_offset(g)) {
+    read_row_major_elements(base, g, out);
     return;
   }
-  read_row_major_elements(base, g, out);
+  const size_t is = static_cast<size_t>(g.itemsize);
+  const std::vector<int64_t> offs = distinct_offsets(g);
+  const size_t at = out->size();
+  out->resize(at + offs.size() * is);
+  uint8_t* dst = out->data() + at;
+  for (int64_t o : offs) {
+    std::memcpy(dst, base + o * g.itemsize, is);
+    dst += is;
+  }
 }
 
 void read_row_major_elements(const uint8_t* base, const Geometry& g, std::vector<uint8_t>* out) {
