@@ -866,8 +866,12 @@ Error TorchBackend::run_factory(const Step& s) {
   switch (s.op) {
     case OpId::kArange:
     {
-      int64_t numel = 1;
-      for (int64_t x : sizes) numel *= x;  // no overflow: factory_bytes checked it
+      // No overflow: factory_bytes checked it, and a size-0 dim makes it 0
+      // whatever the other sizes multiply to ([2^62, 255, 0]; found by
+      // views_fuzzer under UBSan).
+      int64_t numel = std::find(sizes.begin(), sizes.end(), 0) != sizes.end() ? 0 : 1;
+      for (int64_t x : sizes)
+        if (numel != 0) numel *= x;
       const at::TensorOptions longs = at::TensorOptions().dtype(at::kLong);
       t = at::arange(at::Scalar(numel), longs.device(factory_device(s)))
               .to(to_torch(d))
