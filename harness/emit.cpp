@@ -186,7 +186,9 @@ struct Values {  // what a tensor's elements must be
     return;
   }
   const double tol = dtype == at::kFloat ? 1e-5 : dtype == at::kDouble ? 1e-12 : 0.0;
-  at::Tensor x = t.flatten().to(at::kDouble).contiguous();
+  // flatten multiplies the sizes with SymInt's checked product: a 0-element
+  // tensor with huge sizes would throw, so it reads as no elements.
+  at::Tensor x = (t.numel() == 0 ? t.new_empty({0}) : t.flatten()).to(at::kDouble).contiguous();
   const double* p = x.data_ptr<double>();
   const int64_t n = x.numel();
   if (want.kind == Values::kList) {

@@ -327,9 +327,20 @@ void copy_elements(const TensorImpl& src, const TensorImpl& out) {
   });
 }
 
-/// Output strides of a unary TensorIterator op (add/mul with a scalar):
-/// contiguous unless the input's strides ask for a permuted layout.
-void iterator_output_strides(const Geometry& in, int64_t* strides) {
+/// TensorImpl::set_sizes_and_strides replaces a negative stride by the
+/// stride that keeps strides monotonic: 1 for the last dim, else
+/// max(size[d+1], 1) * stride[d+1] (wrapping, like LibTorch).
+void replace_negative_strides(Geometry& g) {
+  for (int d = g.rank - 1; d >= 0; --d) {
+    if (g.strides[d] >= 0) continue;
+    g.strides[d] = d == g.rank - 1 ? 1 : wrap_mul(std::max<int64_t>(g.sizes[d + 1], 1), g.strides[d + 1]);
+  }
+}
+
+/// Output geometry of a unary TensorIterator op (add/mul with a scalar):
+/// contiguous unless the input's strides ask for a permuted layout; `in`
+/// carries the output's itemsize. Writes out.strides.
+void iterator_output_strides(const Geometry& in, Geometry& out) {
   int n = in.rank;
   std::array<int, kGeometryMaxDims> perm{};
   // stride_bytes as TensorIterator computes them (wrapping, like LibTorch).
@@ -337,14 +348,19 @@ void iterator_output_strides(const Geometry& in, int64_t* strides) {
   bool identity = true;
   for (int k = 0; k < n; ++k) identity &= perm[k] == n - 1 - k;
   if (identity) {
-    contiguous_strides(n, in.sizes.data(), strides);
+    contiguous_strides(n, in.sizes.data(), out.strides.data());
     return;
   }
-  int64_t next = 1;
+  // compatible_stride works in bytes and divides by the itemsize after: a
+  // 0-element output's wrapped product differs from the element-unit one,
+  // and a negative result goes through set_sizes_and_strides' replacement
+  // (found by fake_fuzzer in CI on sizes [2^62,2,0]).
+  int64_t next = in.itemsize;
   for (int k = 0; k < n; ++k) {
-    strides[perm[k]] = next;
+    out.strides[perm[k]] = next / in.itemsize;
     next = wrap_mul(next, in.sizes[perm[k]]);
   }
+  replace_negative_strides(out);
 }
 
 
@@ -429,7 +445,7 @@ Result<Tensor> scalar_outplace(Context& ctx, const Tensor& t, const Scalar& s, B
   in.itemsize = itemsize(r);
   Geometry g = t->geom;
   g.itemsize = itemsize(r);
-  iterator_output_strides(in, g.strides.data());
+  iterator_output_strides(in, g);
   if (t->is_meta() && fault_active(Fault::kMetaOutplaceContiguous))
     contiguous_strides(g.rank, g.sizes.data(), g.strides.data());
   auto out = new_tensor(ctx, g, r, name);
@@ -493,6 +509,11 @@ int64_t split_count(int64_t dim_size, int64_t split_size) {
   return dim_size == 0 ? 1 : (dim_size - 1) / split_size + 1;
 }
 
+Status split_arithmetic_policy(int64_t dim_size, int64_t k, bool by_chunks) {
+  if (!split_arithmetic_overflows(dim_size, k, by_chunks)) return {};
+  return err(ErrorKind::kUndefinedBehavior, split_arithmetic_message(dim_size, k, by_chunks));
+}
+
 Status split_policy(int64_t count, const char* op) {
   if (count > kMaxSplitResults)
     return err(ErrorKind::kResourceLimit,
@@ -514,9 +535,33 @@ bool restores(const char* op) {
 }
 
 }  // namespace
+
 }  // namespace detail
 
 using namespace detail;  // NOLINT: this file is the implementation of detail's users
+
+bool split_arithmetic_overflows(int64_t dim_size, int64_t k, bool by_chunks) {
+  int64_t sum = 0;
+  if (__builtin_add_overflow(dim_size, k - 1, &sum)) return true;
+  if (!by_chunks) return false;
+  int64_t split_size = sum / k;
+  if (split_size == 0) return false;  // dim_size 0: split_with_sizes of zeros
+  return __builtin_add_overflow(dim_size, split_size - 1, &sum);
+}
+
+std::string split_arithmetic_message(int64_t dim_size, int64_t k, bool by_chunks) {
+  int64_t sum = 0;
+  std::string what;
+  if (!by_chunks)
+    what = "split computes dim size " + to_string(dim_size) + " + split_size " + to_string(k);
+  else if (__builtin_add_overflow(dim_size, k - 1, &sum))
+    what = "chunk computes dim size " + to_string(dim_size) + " + chunks " + to_string(k);
+  else
+    what = "chunk splits by " + to_string(sum / k) + " and computes dim size " +
+           to_string(dim_size) + " + " + to_string(sum / k);
+  return std::string(by_chunks ? "chunk" : "split") + ": not executed: undefined: LibTorch's " +
+         what + " - 1 in int64, which overflows (S8)";
+}
 
 Status check_step_reads(const Context& ctx, const TensorImpl& t, const char* op) {
   if (t.is_meta() || t.numel() <= ctx.max_step_reads) return {};
@@ -588,15 +633,9 @@ Result<Tensor> empty_strided(Context& ctx, IntSpan sizes, IntSpan strides, DType
                                                   to_string(s) + ": " + format_ints(sizes));
   auto r = new_tensor(ctx, geom_from(sizes, strides, 0, itemsize(d)), d, "empty_strided");
   if (!r.ok()) return r;
-  // TensorImpl::set_sizes_and_strides replaces a negative stride (only
-  // possible here on a size-1 dim: anything else overflowed above) by the
-  // stride that keeps strides monotonic: 1 for the last dim, else
-  // max(size[d+1], 1) * stride[d+1].
-  Geometry& g = r.value()->geom;
-  for (int dd = g.rank - 1; dd >= 0; --dd) {
-    if (g.strides[dd] >= 0) continue;
-    g.strides[dd] = dd == g.rank - 1 ? 1 : wrap_mul(std::max<int64_t>(g.sizes[dd + 1], 1), g.strides[dd + 1]);
-  }
+  // Negative strides: only on a size-1 dim or in a 0-element tensor, since
+  // anything else overflowed above.
+  replace_negative_strides(r.value()->geom);
   return r;
 }
 
@@ -942,6 +981,10 @@ Result<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim, int64_t i
     return err(ErrorKind::kInvalidArgument,
                "split_size can only be 0 if dimension size is 0, but got dimension size of " +
                    to_string(dim_size));
+  if (split_size > 0) {
+    Status ub = split_arithmetic_policy(dim_size, split_size, false);
+    if (!ub.ok()) return ub.error();
+  }
   int64_t num = split_count(dim_size, split_size);
   int64_t last = dim_size - split_size * (num - 1);
   // LibTorch builds every piece (each bounds-checked) before one is picked.
@@ -970,6 +1013,8 @@ Result<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim, int64_t index
   Error e;
   if (!wrap_dim(dim, t->rank(), &dim, &e)) return e;
   int64_t dim_size = t->size(static_cast<int>(dim));
+  Status ub = split_arithmetic_policy(dim_size, chunks, true);
+  if (!ub.ok()) return ub.error();
   int64_t split_size = (dim_size + chunks - 1) / chunks;
   bool empty_chunks = split_size == 0 && dim_size == 0;  // split_with_sizes of zeros
   int64_t num = empty_chunks ? chunks : split_count(dim_size, split_size);

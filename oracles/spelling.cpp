@@ -108,6 +108,8 @@ def checksum(x):  # sum over k of element_k * (k % 1021 + 1), row-major, in floa
 
 def check_values(where, t, want):
     tol = TOL.get(t.dtype, 0.0)
+    # flatten's checked size product throws on a 0-element tensor with huge sizes
+    t = t if t.numel() else t.new_empty(0)
     if isinstance(want, list):
         got = t.flatten().tolist()
         ok = len(got) == len(want) and all(close(a, b, tol) for a, b in zip(got, want))
