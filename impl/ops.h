@@ -187,4 +187,17 @@ void read_elements(const TensorImpl& t, std::vector<uint8_t>* out);
 /// allocate a huge result list in LibTorch); beyond it kResourceLimit.
 inline constexpr int64_t kMaxSplitResults = 65536;
 
+/// S8 for LibTorch's own index arithmetic: its split computes
+/// `dim_size + split_size - 1` and its chunk `dim_size + chunks - 1` (then
+/// splits by the quotient) in signed int64, which overflows, undefined
+/// behaviour, on a dim of size near 2^63 (found by fake_fuzzer on an expand
+/// to [2^63-1]). True when that happens for split (by_chunks false: `k` is
+/// split_size > 0) or chunk (by_chunks true: `k` is chunks > 0) of a dim of
+/// `dim_size`. Every backend refuses such a step with kUndefinedBehavior
+/// once LibTorch's own argument checks pass.
+bool split_arithmetic_overflows(int64_t dim_size, int64_t k, bool by_chunks);
+/// The kUndefinedBehavior message for such a step (op "split" or "chunk"),
+/// naming the sum that overflows.
+std::string split_arithmetic_message(int64_t dim_size, int64_t k, bool by_chunks);
+
 }  // namespace storcheck

@@ -575,6 +575,40 @@ TEST_F(OpsTest, ChunkWithMoreThanMaxSplitResultsIsResourceLimit) {
   EXPECT_EQ(kind(chunk(a, kMaxSplitResults + 1, 0, 0)), ErrorKind::kResourceLimit);
 }
 
+TEST_F(OpsTest, SplitArithmeticOverflowIsUndefinedBehaviorS8) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  // chunk: dim + chunks - 1 overflows, or the inner split's dim + split_size - 1.
+  EXPECT_TRUE(split_arithmetic_overflows(kMax, 2, true));
+  EXPECT_TRUE(split_arithmetic_overflows(kTwo62 + 1, 1, true));
+  EXPECT_FALSE(split_arithmetic_overflows(kTwo62, 1, true));  // 2^62 + 2^62 - 1 fits
+  EXPECT_FALSE(split_arithmetic_overflows(kTwo62, 2, true));
+  EXPECT_FALSE(split_arithmetic_overflows(0, kMaxSplitResults, true));
+  EXPECT_TRUE(split_arithmetic_overflows(kTwo62 + 1, kTwo62, false));
+  EXPECT_FALSE(split_arithmetic_overflows(kTwo62, kTwo62, false));
+  EXPECT_FALSE(split_arithmetic_overflows(kMax, 1, false));
+
+  Tensor one = must(zeros(ctx, Ints{1}, DType::kF32));
+  Tensor huge = must(expand(one, Ints{kMax}));
+  EXPECT_EQ(kind(chunk(huge, 2, 0, 0)), ErrorKind::kUndefinedBehavior);
+  EXPECT_EQ(kind(chunk(huge, 1, 0, 0)), ErrorKind::kUndefinedBehavior);
+  EXPECT_EQ(kind(chunk(huge, 2, 3, 0)), ErrorKind::kDimOutOfRange);  // LibTorch's check first
+  Tensor edge = must(expand(one, Ints{kTwo62}));
+  EXPECT_EQ(kind(split(edge, kTwo62 + 1, 0, 0)), ErrorKind::kUndefinedBehavior);
+  Tensor c = must(chunk(edge, 2, 0, 1));
+  EXPECT_EQ(sizes(c), (I{kTwo62 / 2}));
+}
+
+TEST_F(OpsTest, AddOutputStridesOfZeroElementsAreComputedInBytes) {
+  // compatible_stride multiplies itemsize by the sizes (wrapping), divides by
+  // the itemsize, and set_sizes_and_strides replaces a negative stride.
+  Tensor f32 = must(empty_strided(ctx, Ints{int64_t{1} << 61, 2, 0}, Ints{1, 4, 4}, DType::kF32));
+  EXPECT_EQ(strides(must(add(ctx, f32, Scalar::integer(1)))), (I{1, 0, 1}));
+  Tensor f64 = must(empty_strided(ctx, Ints{kTwo62 + 3, 2, 0}, Ints{1, 4, 4}, DType::kF64));
+  EXPECT_EQ(strides(must(add(ctx, f64, Scalar::integer(1)))), (I{1, 0, 3}));
+  Tensor small = must(empty_strided(ctx, Ints{5, 2, 0}, Ints{1, 4, 4}, DType::kF32));
+  EXPECT_EQ(strides(must(add(ctx, small, Scalar::integer(1)))), (I{1, 0, 5}));
+}
+
 TEST_F(OpsTest, UnbindSelectsAlongDim) {
   Tensor u = must(unbind(arange34(), 1, 2));
   EXPECT_EQ(sizes(u), (I{3}));

@@ -144,12 +144,15 @@ def sc_overlapping(t):  # two indices may reach one element
 # 6) to_dense, or coalesce of an uncoalesced tensor, when a part is
 #    undersized or the indices fail PyTorch's construction checks (a write
 #    through an accessor: Note [Sparse indices written through an accessor]
-#    in torch_backend.cpp). The accessors read nothing: no refusal.
+#    in torch_backend.cpp). The accessors read nothing: no refusal;
+# 7) split or chunk of a dim so large that PyTorch's own `dim_size +
+#    split_size - 1` (or `+ chunks - 1`) overflows int64 (undefined
+#    behaviour in C++; split_arithmetic_overflows in impl/ops.h).
 # Layouts an op does not take are refused by the shared policy before this
 # (check_layouts in C++, oracles/layout_policy.h), as on every backend.
 # Steps on meta and fake tensors read and allocate nothing: no refusal but
-# case 4's overlapping writes and case 1's result lists, which the other
-# backends refuse on meta inputs too.
+# case 4's overlapping writes, case 1's result lists and case 7's index
+# arithmetic, which the other backends refuse on meta inputs too.
 SC_ALLOCATING = {"factory", "compute"}
 SC_MAY_COPY = {"reshape", "flatten"}  # views that copy when the strides do not allow a view
 SC_RESHAPING = {"reshape", "flatten", "contiguous", "clone", "clone_preserve_strides", "to", "add", "mul",
@@ -173,6 +176,19 @@ def sc_split_count(op, t, a, b):
         return 0 if n is None else (1 if n == 0 else (n - 1) // a + 1)
     n = size_of(a)
     return n or 0
+
+
+def sc_split_arithmetic_overflows(op, t, a, b):
+    """Case 7: split(a, dim=b) or chunk(a, dim=b) whose index arithmetic
+    overflows int64 once PyTorch's argument checks pass (impl/ops.h)."""
+    r = t.dim()
+    if op not in ("split", "chunk") or r == 0 or a <= 0 or b < -r or b >= r:
+        return False
+    n, top = t.shape[b], 2**63 - 1
+    if n + a - 1 > top:
+        return True
+    split_size = (n + a - 1) // a if op == "chunk" else 0
+    return split_size > 0 and n + split_size - 1 > top
 
 
 def sc_compressed_index_bytes(by_row, blocked):
@@ -208,6 +224,8 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0):
     # meta tensor splits into millions of tensors in PyTorch, which has none).
     if op in ("split", "chunk", "unbind") and ts and sc_split_count(op, ts[0], a, b) > SC_MAX_SPLIT_RESULTS:
         return "case 1: a split, chunk or unbind past storcheck's limit on results (impl/ops.h)"
+    if ts and ts[0].layout == torch.strided and sc_split_arithmetic_overflows(op, ts[0], a, b):
+        return "case 7: a split or chunk whose index arithmetic overflows int64"
     # Case 4 on meta inputs too: the reference and the LibTorch backend refuse
     # an overlapping in-place write whatever the device.
     if op in ("add_", "mul_", "copy_") and ts and ts[0].layout == torch.strided and sc_overlapping(ts[0]):

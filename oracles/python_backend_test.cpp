@@ -168,6 +168,23 @@ TEST(PytorchBackend, CloneOfEmptiedTensorIsRefused) {
       << rep.refusal;
 }
 
+// Case 7: a chunk or split whose own index arithmetic overflows int64 is
+// undefined behaviour in PyTorch's C++ (S8); the near miss still runs and
+// agrees with the LibTorch backend.
+TEST(PytorchBackend, ChunkWithOverflowingArithmeticIsRefused) {
+  SKIP_WITHOUT_PYTORCH();
+  Program near = parse("t0 = zeros [1] f32\nt1 = expand t0 [4611686018427387904]\n"
+                       "t2 = chunk t1 1 0 0\nt3 = split t1 4611686018427387904 0 0\n");
+  RunReport ok = run(near, {backends().pytorch.get(), backends().torch.get()});
+  EXPECT_FALSE(ok.diverged) << ok.divergence.to_string(near);
+  EXPECT_EQ(ok.refusal, "");
+  Program p = parse("t0 = zeros [1] f32\nt1 = expand t0 [9223372036854775807]\nt2 = chunk t1 1 0 0\n");
+  RunReport rep = run(p, {backends().pytorch.get(), backends().torch.get()});
+  EXPECT_FALSE(rep.diverged);
+  EXPECT_NE(rep.refusal.find("step 3 (t2 = chunk t1 1 0 0): pytorch refused: case 7"), std::string::npos)
+      << rep.refusal;
+}
+
 // F4: PyTorch 1.13's FakeTensorConverter takes a meta tensor and fails on
 // an assert (AssertionError, kOther) where the reference raises the typed
 // unsupported_fake_tensor.

@@ -91,6 +91,11 @@ namespace {
 //      returns 0 before it sees the negative size), yielding tensors with
 //      negative sizes; with numel > 0 it reports them as "Storage size
 //      calculation overflowed" or "numel: integer multiplication overflow".
+//   Case 6) Signed overflow in LibTorch's own index arithmetic: split and
+//      chunk of a dim so large that `dim_size + split_size - 1` (or
+//      `+ chunks - 1`) passes int64 (split_arithmetic_overflows in
+//      impl/ops.h), checked after LibTorch's argument checks would pass:
+//      kUndefinedBehavior.
 // LibTorch itself raises internal overlap (stride 0, size > 1), partial
 // overlap, dtype casts, scalar overflow and every argument error.
 
@@ -758,6 +763,18 @@ class TorchBackend final : public Backend {
                  std::string(s.info().name) + " would produce " + std::to_string(count) +
                      " results, more than storcheck's limit of " +
                      std::to_string(kMaxSplitResults));
+  }
+
+  /// Case 6) split and chunk whose own index arithmetic overflows int64
+  /// (split_arithmetic_overflows, impl/ops.h), once LibTorch's argument
+  /// checks (rank, a positive split_size or chunks, the dim) would pass.
+  static Error check_split_arithmetic(const Step& s, const at::Tensor& t) {
+    const int64_t rank = t.dim(), k = s.args[1].i, dim = s.args[2].i;
+    if (rank == 0 || k <= 0 || dim < -rank || dim >= rank) return ok();
+    const int64_t size = t.size(dim < 0 ? dim + rank : dim);
+    const bool by_chunks = s.op == OpId::kChunk;
+    if (!split_arithmetic_overflows(size, k, by_chunks)) return ok();
+    return error(ErrorKind::kUndefinedBehavior, split_arithmetic_message(size, k, by_chunks));
   }
 
   /// Case 5) for expand: a size < -1 anywhere, or -1 in a new leading dim
@@ -1740,9 +1757,11 @@ Error TorchBackend::run(const Step& s) {
       return ok();
     case OpId::kSplit:
       if (Error e = check_split_count(s, var(s, 0)); e.kind != ErrorKind::kNone) return e;
+      if (Error e = check_split_arithmetic(s, var(s, 0)); e.kind != ErrorKind::kNone) return e;
       return pick(s, var(s, 0).split(i(1), i(2)), i(3));
     case OpId::kChunk:
       if (Error e = check_split_count(s, var(s, 0)); e.kind != ErrorKind::kNone) return e;
+      if (Error e = check_split_arithmetic(s, var(s, 0)); e.kind != ErrorKind::kNone) return e;
       return pick(s, var(s, 0).chunk(i(1), i(2)), i(3));
     case OpId::kUnbind:
       if (Error e = check_split_count(s, var(s, 0)); e.kind != ErrorKind::kNone) return e;
