@@ -1251,13 +1251,16 @@ Status resize_(Context& ctx, const Tensor& t, IntSpan sizes) {
   if (!numel_ok(g)) return err(ErrorKind::kStorageSizeOverflow, "numel: integer multiplication overflow");
   int64_t numel = 0;
   g.numel(&numel);  // numel_ok: no overflow (a size-0 dim: 0)
+  // LibTorch's computeStorageNbytesContiguous counts the offset even for 0
+  // elements: [2,1,0] at offset 2^62 of f32 overflows (found by
+  // views_fuzzer; it grows nothing for 0 elements).
+  int64_t bytes;
+  if (__builtin_add_overflow(numel, g.offset, &bytes) ||
+      __builtin_mul_overflow(bytes, g.itemsize, &bytes))
+    return err(ErrorKind::kStorageSizeOverflow,
+               "resize_: (numel + storage offset) * itemsize overflows int64 (storage size "
+               "overflow)");
   if (numel > 0) {
-    int64_t bytes;
-    if (__builtin_add_overflow(numel, g.offset, &bytes) ||
-        __builtin_mul_overflow(bytes, g.itemsize, &bytes))
-      return err(ErrorKind::kStorageSizeOverflow,
-                 "resize_: (numel + storage offset) * itemsize overflows int64 (storage size "
-                 "overflow)");
     if (bytes > t->storage->nbytes()) {
       if (!t->storage->resizable())
         return err(ErrorKind::kNonResizable, "Trying to resize storage that is not resizable");

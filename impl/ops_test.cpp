@@ -840,6 +840,18 @@ TEST_F(OpsTest, ResizeGrowingNonResizableStorageIsNonResizableAndLeavesMetadataS
   EXPECT_EQ(sizes(r), (I{2}));
 }
 
+TEST_F(OpsTest, ResizeToZeroElementsStillChecksTheOffsetBytesS9S10) {
+  // computeStorageNbytesContiguous: (numel + offset) * itemsize, numel 0 too.
+  Tensor base = must(zeros(ctx, Ints{2, 3}, DType::kF32));
+  Tensor far = must(as_strided(base, Ints{0}, Ints{1}, kTwo62));
+  EXPECT_EQ(kind(resize_(ctx, far, Ints{2, 1, 0})), ErrorKind::kStorageSizeOverflow);
+  EXPECT_EQ(sizes(far), (I{0}));  // S10: unchanged
+  Tensor near = must(as_strided(base, Ints{0}, Ints{1}, (int64_t{1} << 61) - 1));
+  ASSERT_EQ(kind(resize_(ctx, near, Ints{2, 1, 0})), ErrorKind::kNone);
+  EXPECT_EQ(sizes(near), (I{2, 1, 0}));
+  EXPECT_EQ(base->storage->nbytes(), 24);  // 0 elements grow nothing
+}
+
 TEST_F(OpsTest, ResizeGrowingPastBudgetIsResourceLimit) {
   Tensor r = must(arange(ctx, Ints{4}, DType::kI32));
   ctx.budget.max_tensor_bytes = 20;

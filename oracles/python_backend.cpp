@@ -294,6 +294,11 @@ class PythonBackend final : public Backend {
     for (int a = 1; a < 3 && a < step.nargs; ++a)
       if (step.args[a].kind == ArgKind::kInt)
         int_args[a - 1] = static_cast<long long>(step.args[a].i);
+    // resize_: the new numel (-1 on overflow), for its storage size (case 1).
+    if (step.op == OpId::kResize_) {
+      const int64_t b = list_bytes(step.args[1].list, 1);
+      int_args[0] = static_cast<long long>(b);
+    }
     if ((step.op == OpId::kToSparseBsr || step.op == OpId::kToSparseBsc) &&
         step.args[1].list.size() == 2) {
       int_args[0] = static_cast<long long>(step.args[1].list[0]);

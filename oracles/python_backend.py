@@ -132,7 +132,8 @@ def sc_overlapping(t):  # two indices may reach one element
 # (Note [Step outcome rules] rule 5 in oracles/runner.h). The cases:
 # 1) an allocation (estimated from the arguments, or numel * itemsize of the
 #    input) beyond Limits, or one that would bring the run past them; a
-#    split, chunk or unbind of more than 65,536 results (meta inputs too);
+#    split, chunk or unbind of more than 65,536 results, and a resize_
+#    whose storage size overflows (meta inputs too);
 # 2) a result rank that could pass kMaxDims;
 # 3) an input that needs more bytes than its storage holds, except for ops
 #    that read no data (views other than reshape and flatten, conversions, drop,
@@ -151,8 +152,8 @@ def sc_overlapping(t):  # two indices may reach one element
 # Layouts an op does not take are refused by the shared policy before this
 # (check_layouts in C++, oracles/layout_policy.h), as on every backend.
 # Steps on meta and fake tensors read and allocate nothing: no refusal but
-# case 4's overlapping writes, case 1's result lists and case 7's index
-# arithmetic, which the other backends refuse on meta inputs too.
+# case 4's overlapping writes, case 1's result lists and resize_ overflows,
+# and case 7's index arithmetic, which the other backends refuse on meta inputs too.
 SC_ALLOCATING = {"factory", "compute"}
 SC_MAY_COPY = {"reshape", "flatten"}  # views that copy when the strides do not allow a view
 SC_RESHAPING = {"reshape", "flatten", "contiguous", "clone", "clone_preserve_strides", "to", "add", "mul",
@@ -226,6 +227,13 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0):
         return "case 1: a split, chunk or unbind past storcheck's limit on results (impl/ops.h)"
     if ts and ts[0].layout == torch.strided and sc_split_arithmetic_overflows(op, ts[0], a, b):
         return "case 7: a split or chunk whose index arithmetic overflows int64"
+    # Case 1 on meta inputs too: a resize_ whose storage size, (numel +
+    # offset) * itemsize, overflows int64 even for 0 elements (a is the new
+    # numel): PyTorch sets the new sizes before it raises, where the other
+    # backends check first and leave them unchanged (S10).
+    if op == "resize_" and ts and a >= 0 and \
+            (a + ts[0].storage_offset()) * ts[0].element_size() > 2**63 - 1:
+        return "case 1: a resize_ whose storage size overflows int64 (S10)"
     # Case 4 on meta inputs too: the reference and the LibTorch backend refuse
     # an overlapping in-place write whatever the device.
     if op in ("add_", "mul_", "copy_") and ts and ts[0].layout == torch.strided and sc_overlapping(ts[0]):

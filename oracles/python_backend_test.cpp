@@ -168,21 +168,39 @@ TEST(PytorchBackend, CloneOfEmptiedTensorIsRefused) {
       << rep.refusal;
 }
 
-// Case 7: a chunk or split whose own index arithmetic overflows int64 is
-// undefined behaviour in PyTorch's C++ (S8); the near miss still runs and
-// agrees with the LibTorch backend.
-TEST(PytorchBackend, ChunkWithOverflowingArithmeticIsRefused) {
-  SKIP_WITHOUT_PYTORCH();
-  Program near = parse("t0 = zeros [1] f32\nt1 = expand t0 [4611686018427387904]\n"
-                       "t2 = chunk t1 1 0 0\nt3 = split t1 4611686018427387904 0 0\n");
-  RunReport ok = run(near, {backends().pytorch.get(), backends().torch.get()});
-  EXPECT_FALSE(ok.diverged) << ok.divergence.to_string(near);
+// A near-miss program runs on PyTorch and agrees with the LibTorch backend
+// without a refusal; `refused` is refused with a reason containing `reason`.
+void expect_near_miss_runs_and_refuses(const std::string& near, const std::string& refused,
+                                       const std::string& reason) {
+  Program ok_p = parse(near);
+  RunReport ok = run(ok_p, {backends().pytorch.get(), backends().torch.get()});
+  EXPECT_FALSE(ok.diverged) << ok.divergence.to_string(ok_p);
   EXPECT_EQ(ok.refusal, "");
-  Program p = parse("t0 = zeros [1] f32\nt1 = expand t0 [9223372036854775807]\nt2 = chunk t1 1 0 0\n");
+  Program p = parse(refused);
   RunReport rep = run(p, {backends().pytorch.get(), backends().torch.get()});
   EXPECT_FALSE(rep.diverged);
-  EXPECT_NE(rep.refusal.find("step 3 (t2 = chunk t1 1 0 0): pytorch refused: case 7"), std::string::npos)
-      << rep.refusal;
+  EXPECT_NE(rep.refusal.find(reason), std::string::npos) << rep.refusal;
+}
+
+// Case 7: a chunk or split whose own index arithmetic overflows int64 is
+// undefined behaviour in PyTorch's C++ (S8).
+TEST(PytorchBackend, ChunkWithOverflowingArithmeticIsRefused) {
+  SKIP_WITHOUT_PYTORCH();
+  expect_near_miss_runs_and_refuses(
+      "t0 = zeros [1] f32\nt1 = expand t0 [4611686018427387904]\n"
+      "t2 = chunk t1 1 0 0\nt3 = split t1 4611686018427387904 0 0\n",
+      "t0 = zeros [1] f32\nt1 = expand t0 [9223372036854775807]\nt2 = chunk t1 1 0 0\n",
+      "step 3 (t2 = chunk t1 1 0 0): pytorch refused: case 7");
+}
+
+// Case 1: a resize_ whose (numel + offset) * itemsize overflows, 0 elements
+// too. PyTorch 1.13 raises only after setting the new sizes (S10).
+TEST(PytorchBackend, ResizeWithOverflowingStorageSizeIsRefused) {
+  SKIP_WITHOUT_PYTORCH();
+  expect_near_miss_runs_and_refuses(
+      "t0 = zeros [2,3] f32\nt1 = as_strided t0 [0] [1] 2305843009213693951\nresize_ t1 [2,1,0]\n",
+      "t0 = zeros [2,3] f32\nt1 = as_strided t0 [0] [1] 4611686018427387904\nresize_ t1 [2,1,0]\n",
+      "step 3 (resize_ t1 [2,1,0]): pytorch refused: case 1");
 }
 
 // F4: PyTorch 1.13's FakeTensorConverter takes a meta tensor and fails on

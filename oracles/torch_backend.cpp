@@ -1076,7 +1076,11 @@ Error TorchBackend::run_resize(const Step& s) {
   // numel as 1.13's safe_compute_numel: an unsigned 64-bit product whose
   // overflow anywhere raises, even before a size-0 dim ([2^63-1, 4, 0]),
   // and none otherwise ([2^63-1, 2, 0] is numel 0: LibTorch resizes it,
-  // found by shrink_fuzzer). The storage size counts only when numel > 0.
+  // found by shrink_fuzzer). The storage size (numel + offset) * itemsize
+  // is checked whatever numel, as computeStorageNbytesContiguous does (an
+  // offset of 2^62 overflows f32 for [2,1,0]; found by views_fuzzer), and
+  // here, before LibTorch runs: LibTorch sets the new sizes before it
+  // raises, where S10 wants them unchanged.
   uint64_t unumel = 1;
   bool overflow = false;
   for (int64_t x : sizes)
@@ -1086,9 +1090,8 @@ Error TorchBackend::run_resize(const Step& s) {
   const int64_t numel = static_cast<int64_t>(unumel);
   int64_t bytes = 0;
   int64_t extent = 0;
-  if (numel > 0 &&
-      (__builtin_add_overflow(numel, t.storage_offset(), &extent) ||
-       __builtin_mul_overflow(extent, static_cast<int64_t>(t.element_size()), &bytes)))
+  if (__builtin_add_overflow(numel, t.storage_offset(), &extent) ||
+      __builtin_mul_overflow(extent, static_cast<int64_t>(t.element_size()), &bytes))
     return error(ErrorKind::kStorageSizeOverflow,
                  "resize_: storage size for sizes " + list_str(sizes) + " at offset " +
                      std::to_string(t.storage_offset()) + " overflows int64 (S9)");
