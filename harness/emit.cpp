@@ -119,6 +119,7 @@ double element(const VarObs& v, int64_t k) {
 constexpr const char* kCppPrelude = R"CPP(#include <ATen/ATen.h>
 #include <ATen/native/Resize.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -290,6 +291,26 @@ at::Tensor rand(at::IntArrayRef size, at::ScalarType dtype, int64_t seed) {
   at::Tensor t = at::empty_strided(size, stride, dtype);
   zero_bytes(t, 0);  // its bytes are defined as zero
   return t;
+}
+)CPP"},
+    {"coalesce(", R"CPP(// Tensor::coalesce; the bytes past the new nnz are zero (R6): the new
+// indices and values were allocated for the old nnz and narrowed (Note
+// [Coalesce slack] in oracles/torch_backend.cpp).
+at::Tensor coalesce(const at::Tensor& t) {
+  at::Tensor r = t.coalesce();
+  if (t.is_coalesced() || r.is_meta()) return r;
+  at::Tensor i = r._indices(), v = r._values();
+  if (i.storage_offset() == 0 && i.stride(1) == 1 && i.stride(0) >= i.size(1)) {
+    const int64_t n = static_cast<int64_t>(i.storage().nbytes()), cap = i.stride(0);
+    const int64_t es = i.element_size();
+    uint8_t* base = static_cast<uint8_t*>(storage_bytes(i));
+    for (int64_t d = 0; d < i.size(0); ++d) {
+      const int64_t from = std::min((d * cap + i.size(1)) * es, n), to = std::min((d + 1) * cap * es, n);
+      if (to > from) std::memset(base + from, 0, static_cast<size_t>(to - from));
+    }
+  }
+  if (v.is_contiguous()) zero_bytes(v, (v.storage_offset() + v.numel()) * v.element_size());
+  return r;
 }
 )CPP"},
     {"resize_(", R"CPP(void resize_(at::Tensor& t, at::IntArrayRef size) {  // the grown bytes are zero (R6)

@@ -192,6 +192,22 @@ const Helper kPythonHelpers[] = {
     storage(t).resize_(nbytes)
     zero_bytes(t, old)
 )PY"},
+    {"coalesce(", R"PY(def coalesce(t):  # Tensor.coalesce; the bytes past the new nnz are zero (R6)
+    r = t.coalesce()
+    if t.is_coalesced() or storage(r._values()).device.type == "meta":
+        return r
+    # The new indices and values were allocated for the old nnz and narrowed
+    # (Note [Coalesce slack] in oracles/torch_backend.cpp).
+    i, v = r._indices(), r._values()
+    if i.storage_offset() == 0 and i.stride(1) == 1 and i.stride(0) >= i.shape[1]:
+        n, cap, es = storage(i).nbytes(), i.stride(0), i.element_size()
+        whole = torch.tensor([], dtype=torch.uint8).set_(storage(i))
+        for d in range(i.shape[0]):
+            whole[min((d * cap + i.shape[1]) * es, n):min((d + 1) * cap * es, n)].zero_()
+    if v.is_contiguous():
+        zero_bytes(v, (v.storage_offset() + v.numel()) * v.element_size())
+    return r
+)PY"},
     {"extent(", R"PY(def extent(t):  # elements of the storage the tensor needs, offset included
     if t.numel() == 0:
         return 0

@@ -543,6 +543,28 @@ class TorchBackend final : public Backend {
     }
     bytes_over(storage).narrow(0, from, to - from).zero_();
   }
+  /// Note [Coalesce slack]: coalesce allocates its new indices [sparse_dim,
+  /// nnz] and values [nnz, ...] for the input's nnz, then narrows both to
+  /// the new nnz (SparseTensorImpl::set_nnz_and_narrow): the bytes past the
+  /// new nnz, each indices row's tail and the values' tail, are never
+  /// written. They stay in the storages (resize_ growth or as_strided reach
+  /// them), so they are defined as zero, as the reference's are (found by
+  /// fake_fuzzer under ASan, whose malloc fills with 0xbe).
+  void zero_coalesce_slack(const at::Tensor& r) const {
+    if (r.is_meta()) return;
+    const at::Tensor indices = r._indices(), values = r._values();
+    const int64_t rows = indices.size(0), nnz = indices.size(1), es = indices.element_size();
+    const int64_t total = storage_nbytes(indices);
+    if (indices.storage_offset() == 0 && indices.stride(1) == 1 && indices.stride(0) >= nnz) {
+      const int64_t cap = indices.stride(0);  // the allocated nnz (nnz after a clone)
+      for (int64_t d = 0; d < rows; ++d)
+        zero_bytes(indices.storage(), std::min((d * cap + nnz) * es, total),
+                   std::min((d + 1) * cap * es, total));
+    }
+    if (values.is_contiguous())
+      zero_bytes(values.storage(), (values.storage_offset() + values.numel()) * values.element_size(),
+                 storage_nbytes(values));
+  }
   /// The first `n` bytes of `t`'s storage, readable on the host until the
   /// next call (n <= nbytes).
   const uint8_t* host_bytes(const at::Tensor& t, int64_t n) {
@@ -2015,7 +2037,13 @@ Error TorchBackend::run_sparse(const Step& s) {
         for (const at::Tensor& p : sparse_parts(t)) bytes.push_back(p.numel() * p.element_size());
       }
       if (Error e = check_allocs(op, bytes); e.kind != ErrorKind::kNone) return e;
-      bind(s, s.op == OpId::kToDense ? t.to_dense() : t.coalesce());
+      if (s.op == OpId::kToDense) {
+        bind(s, t.to_dense());
+      } else {
+        at::Tensor r = t.coalesce();
+        zero_coalesce_slack(r);
+        bind(s, std::move(r));
+      }
       for (int64_t b : bytes) commit(b);
       return ok();
     }
