@@ -549,6 +549,19 @@ bool split_arithmetic_overflows(int64_t dim_size, int64_t k, bool by_chunks) {
   return __builtin_add_overflow(dim_size, split_size - 1, &sum);
 }
 
+bool slice_arithmetic_overflows(int64_t size, int64_t stride, int64_t offset, int64_t start,
+                                int64_t end, int64_t step) {
+  if (start < 0) start += size;
+  if (end < 0) end += size;
+  if (start < 0) start = 0;
+  else if (start >= size) start = size;
+  if (end < start) end = start;
+  else if (end >= size) end = size;
+  int64_t x = 0;
+  return __builtin_mul_overflow(start, stride, &x) || __builtin_add_overflow(offset, x, &x) ||
+         __builtin_add_overflow(end - start, step - 1, &x) || __builtin_mul_overflow(stride, step, &x);
+}
+
 std::string split_arithmetic_message(int64_t dim_size, int64_t k, bool by_chunks) {
   int64_t sum = 0;
   std::string what;
@@ -704,6 +717,13 @@ Result<Tensor> slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, i
   if (step <= 0) return err(ErrorKind::kInvalidArgument, "slice step must be positive");
   int d = static_cast<int>(dim);
   int64_t size = t->size(d);
+  if (slice_arithmetic_overflows(size, t->stride(d), t->geom.offset, start, end, step))
+    return err(ErrorKind::kUndefinedBehavior,
+               "slice: not executed: undefined: LibTorch's slice of a dim of size " +
+                   to_string(size) + " and stride " + to_string(t->stride(d)) + " at offset " +
+                   to_string(t->geom.offset) + " from " + to_string(start) + " to " +
+                   to_string(end) + " by " + to_string(step) +
+                   " overflows int64 in its offset, size or stride arithmetic (S8)");
   if (start < 0) start += size;
   if (end < 0) end += size;
   if (start < 0) start = 0;

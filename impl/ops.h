@@ -196,6 +196,16 @@ inline constexpr int64_t kMaxSplitResults = 65536;
 /// `dim_size`. Every backend refuses such a step with kUndefinedBehavior
 /// once LibTorch's own argument checks pass.
 bool split_arithmetic_overflows(int64_t dim_size, int64_t k, bool by_chunks);
+/// S8 for slice's own index arithmetic: LibTorch 1.13's slice clamps start
+/// and end into [0, size], then computes `offset + start * stride`,
+/// `(end - start + step - 1) / step` and `stride * step` in signed int64.
+/// True when one of them overflows (found by fake_fuzzer: step 2^63-1 over
+/// 2 elements). `dim` must be valid and `step` positive (LibTorch checks
+/// those first); narrow is slice(start, start + length, 1) after its own
+/// checks. Every backend refuses such a step with kUndefinedBehavior.
+bool slice_arithmetic_overflows(int64_t size, int64_t stride, int64_t offset, int64_t start,
+                                int64_t end, int64_t step);
+
 /// The kUndefinedBehavior message for such a step (op "split" or "chunk"),
 /// naming the sum that overflows.
 std::string split_arithmetic_message(int64_t dim_size, int64_t k, bool by_chunks);

@@ -598,6 +598,27 @@ TEST_F(OpsTest, SplitArithmeticOverflowIsUndefinedBehaviorS8) {
   EXPECT_EQ(sizes(c), (I{kTwo62 / 2}));
 }
 
+TEST_F(OpsTest, SliceArithmeticOverflowIsUndefinedBehaviorS8) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  // After the clamps: (end - start + step - 1), stride * step, start * stride + offset.
+  EXPECT_TRUE(slice_arithmetic_overflows(2, 1, 0, -3, 16, kMax));
+  EXPECT_FALSE(slice_arithmetic_overflows(2, 1, 0, 0, 2, kMax - 1));
+  EXPECT_FALSE(slice_arithmetic_overflows(2, 1, 0, 0, 1, kMax));  // len 1: 1 + kMax - 1
+  EXPECT_TRUE(slice_arithmetic_overflows(3, 2, 0, 0, 3, kTwo62));
+  EXPECT_TRUE(slice_arithmetic_overflows(3, kTwo62, 0, 2, 3, 1));
+  EXPECT_FALSE(slice_arithmetic_overflows(3, kTwo62, 0, 1, 3, 1));
+  EXPECT_TRUE(slice_arithmetic_overflows(3, kTwo62, kTwo62, 1, 3, 1));  // the offset sum
+  EXPECT_TRUE(slice_arithmetic_overflows(3, kTwo62, 0, 9, 3, 1));  // start clamps to 3: 3 * 2^62
+  EXPECT_FALSE(slice_arithmetic_overflows(3, kTwo62, 0, -9, 1, 1));  // start clamps to 0
+  Tensor a = must(arange(ctx, Ints{3}, DType::kF32));
+  EXPECT_EQ(kind(slice(a, 0, 0, 3, kMax)), ErrorKind::kUndefinedBehavior);
+  EXPECT_EQ(kind(slice(a, 0, 0, 3, 0)), ErrorKind::kInvalidArgument);  // LibTorch's check first
+  Tensor wide = must(as_strided(a, Ints{3, 0}, Ints{kTwo62, 1}, 0));
+  EXPECT_EQ(kind(narrow(wide, 0, 2, 1)), ErrorKind::kUndefinedBehavior);
+  EXPECT_EQ(kind(split(wide, 1, 0, 0)), ErrorKind::kUndefinedBehavior);  // its third piece
+  EXPECT_EQ(sizes(must(narrow(wide, 0, 1, 1))), (I{1, 0}));
+}
+
 TEST_F(OpsTest, AddOutputStridesOfZeroElementsAreComputedInBytes) {
   // compatible_stride multiplies itemsize by the sizes (wrapping), divides by
   // the itemsize, and set_sizes_and_strides replaces a negative stride.

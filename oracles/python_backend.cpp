@@ -288,10 +288,11 @@ class PythonBackend final : public Backend {
     Ref out(step.out != kNoVar ? PyUnicode_FromString(var_name(step.out).c_str())
                                : (Py_INCREF(Py_None), Py_None));
     int64_t out_item = step.op == OpId::kTo ? itemsize(to_dtype(step.args[1].dtype)) : 0;
-    // The first two int arguments: split/chunk/unbind's result count (case 1);
+    // The int arguments after the input: split/chunk/unbind's result count
+    // (case 1) and index arithmetic (case 7), slice and narrow's (case 7);
     // to_sparse_bsr/bsc's blocksize: its compressed indices (case 1).
-    long long int_args[2] = {0, 0};
-    for (int a = 1; a < 3 && a < step.nargs; ++a)
+    long long int_args[4] = {0, 0, 0, 0};
+    for (int a = 1; a < 5 && a < step.nargs; ++a)
       if (step.args[a].kind == ArgKind::kInt)
         int_args[a - 1] = static_cast<long long>(step.args[a].i);
     // resize_: the new numel (-1 on overflow), for its storage size (case 1).
@@ -305,10 +306,11 @@ class PythonBackend final : public Backend {
       int_args[1] = static_cast<long long>(step.args[1].list[1]);
     }
     Ref r(
-        call("sc_step", Py_BuildValue("(sssOOLLLL)", std::string(info.name).c_str(),
+        call("sc_step", Py_BuildValue("(sssOOLLLLLL)", std::string(info.name).c_str(),
                                       category_name(info.category), code.c_str(), out.get(),
                                       ins.get(), static_cast<long long>(argument_bytes(step)),
-                                      static_cast<long long>(out_item), int_args[0], int_args[1])));
+                                      static_cast<long long>(out_item), int_args[0], int_args[1],
+                                      int_args[2], int_args[3])));
     SC_ASSERT(r,
               "pytorch backend: sc_step failed inside storcheck's own Python: " + python_error());
     if (r.get() == Py_None) return Error{};

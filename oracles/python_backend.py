@@ -147,8 +147,10 @@ def sc_overlapping(t):  # two indices may reach one element
 #    through an accessor: Note [Sparse indices written through an accessor]
 #    in torch_backend.cpp). The accessors read nothing: no refusal;
 # 7) split or chunk of a dim so large that PyTorch's own `dim_size +
-#    split_size - 1` (or `+ chunks - 1`) overflows int64 (undefined
-#    behaviour in C++; split_arithmetic_overflows in impl/ops.h).
+#    split_size - 1` (or `+ chunks - 1`) overflows int64, or a piece's
+#    slice does; slice or narrow whose offset, size or stride arithmetic
+#    does (undefined behaviour in C++; split_arithmetic_overflows and
+#    slice_arithmetic_overflows in impl/ops.h).
 # Layouts an op does not take are refused by the shared policy before this
 # (check_layouts in C++, oracles/layout_policy.h), as on every backend.
 # Steps on meta and fake tensors read and allocate nothing: no refusal but
@@ -179,17 +181,52 @@ def sc_split_count(op, t, a, b):
     return n or 0
 
 
-def sc_split_arithmetic_overflows(op, t, a, b):
-    """Case 7: split(a, dim=b) or chunk(a, dim=b) whose index arithmetic
-    overflows int64 once PyTorch's argument checks pass (impl/ops.h)."""
+SC_INT64_MAX = 2**63 - 1
+
+
+def sc_slice_overflows(t, dim, start, end, step):
+    """slice's offset, size or stride arithmetic past int64, after its clamps
+    (slice_arithmetic_overflows in impl/ops.h)."""
+    size, stride = t.shape[dim], t.stride(dim)
+    start = start + size if start < 0 else start
+    end = end + size if end < 0 else end
+    start = 0 if start < 0 else min(start, size)
+    end = start if end < start else min(end, size)
+    first = start * stride
+    return any(abs(x) > SC_INT64_MAX for x in
+               (first, t.storage_offset() + first, end - start + step - 1, stride * step))
+
+
+def sc_split_arithmetic_overflows(op, t, a, b, c=0, d=0):
+    """Case 7: split(a, dim=b) or chunk(a, dim=b) whose index arithmetic, or
+    that of a piece's slice, overflows int64 once PyTorch's argument checks
+    pass; slice(dim=a, start=b, end=c, step=d) and narrow(dim=a, start=b,
+    length=c) whose own does (impl/ops.h)."""
     r = t.dim()
+    if op in ("slice", "narrow"):
+        if r == 0 or a < -r or a >= r:
+            return False
+        n = t.shape[a]
+        if op == "slice":
+            return d > 0 and sc_slice_overflows(t, a, b, c, d)
+        if b != n:
+            if b < -n or b >= n:
+                return False
+            b = b + n if b < 0 else b
+        return c >= 0 and b <= n - c and sc_slice_overflows(t, a, b, b + c, 1)
     if op not in ("split", "chunk") or r == 0 or a <= 0 or b < -r or b >= r:
         return False
-    n, top = t.shape[b], 2**63 - 1
-    if n + a - 1 > top:
+    n = t.shape[b]
+    if n + a - 1 > SC_INT64_MAX:
         return True
-    split_size = (n + a - 1) // a if op == "chunk" else 0
-    return split_size > 0 and n + split_size - 1 > top
+    split_size = (n + a - 1) // a if op == "chunk" else a
+    if split_size == 0:
+        return False
+    if op == "chunk" and n + split_size - 1 > SC_INT64_MAX:
+        return True
+    count = 1 if n == 0 else (n - 1) // split_size + 1
+    return any(sc_slice_overflows(t, b, k * split_size, min(n, (k + 1) * split_size), 1)
+               for k in range(count))
 
 
 def sc_compressed_index_bytes(by_row, blocked):
@@ -220,13 +257,13 @@ SC_COMPRESSED_INDEX_BYTES = {
 }
 
 
-def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0):
+def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     # Case 1 on meta inputs too: storcheck's limit on a result list (a huge
     # meta tensor splits into millions of tensors in PyTorch, which has none).
     if op in ("split", "chunk", "unbind") and ts and sc_split_count(op, ts[0], a, b) > SC_MAX_SPLIT_RESULTS:
         return "case 1: a split, chunk or unbind past storcheck's limit on results (impl/ops.h)"
-    if ts and ts[0].layout == torch.strided and sc_split_arithmetic_overflows(op, ts[0], a, b):
-        return "case 7: a split or chunk whose index arithmetic overflows int64"
+    if ts and ts[0].layout == torch.strided and sc_split_arithmetic_overflows(op, ts[0], a, b, c, d):
+        return "case 7: a split, chunk, slice or narrow whose index arithmetic overflows int64"
     # Case 1 on meta inputs too: a resize_ whose storage size, (numel +
     # offset) * itemsize, overflows int64 even for 0 elements (a is the new
     # numel): PyTorch sets the new sizes before it raises, where the other
@@ -309,12 +346,12 @@ def sc_labelled(op, ts, message):
     return message
 
 
-def sc_step(op, cat, code, out, ins, alloc, out_itemsize, a=0, b=0):
+def sc_step(op, cat, code, out, ins, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     """Runs one step. Returns None, ("refused", reason) or ("error", type, message)."""
     R = RUN
     R.memo_step = False
     ts = [R.v[n] for n in ins]
-    reason = sc_refusal(op, cat, ts, alloc, out_itemsize, a, b)
+    reason = sc_refusal(op, cat, ts, alloc, out_itemsize, a, b, c, d)
     if reason:
         return ("refused", reason)
     est = alloc if alloc > 0 else 0

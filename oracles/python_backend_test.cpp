@@ -193,6 +193,17 @@ TEST(PytorchBackend, ChunkWithOverflowingArithmeticIsRefused) {
       "step 3 (t2 = chunk t1 1 0 0): pytorch refused: case 7");
 }
 
+// Case 7 for slice and narrow: offset, size or stride arithmetic past int64.
+TEST(PytorchBackend, SliceWithOverflowingArithmeticIsRefused) {
+  SKIP_WITHOUT_PYTORCH();
+  expect_near_miss_runs_and_refuses(
+      "t0 = zeros [2,3] f32\nt1 = slice t0 1 0 2 9223372036854775806\n"
+      "t2 = as_strided t0 [3,0] [4611686018427387904,1] 0\nt3 = narrow t2 0 1 1\n",
+      "t0 = zeros [2,3] f32\nt1 = as_strided t0 [3,0] [4611686018427387904,1] 0\n"
+      "t2 = narrow t1 0 2 1\n",
+      "step 3 (t2 = narrow t1 0 2 1): pytorch refused: case 7");
+}
+
 // Case 1: a resize_ whose (numel + offset) * itemsize overflows, 0 elements
 // too. PyTorch 1.13 raises only after setting the new sizes (S10).
 TEST(PytorchBackend, ResizeWithOverflowingStorageSizeIsRefused) {

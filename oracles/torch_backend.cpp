@@ -94,8 +94,9 @@ namespace {
 //   Case 6) Signed overflow in LibTorch's own index arithmetic: split and
 //      chunk of a dim so large that `dim_size + split_size - 1` (or
 //      `+ chunks - 1`) passes int64 (split_arithmetic_overflows in
-//      impl/ops.h), checked after LibTorch's argument checks would pass:
-//      kUndefinedBehavior.
+//      impl/ops.h); slice and narrow whose offset, size or stride
+//      arithmetic passes it (slice_arithmetic_overflows); each checked
+//      after LibTorch's argument checks would pass: kUndefinedBehavior.
 // LibTorch itself raises internal overlap (stride 0, size > 1), partial
 // overlap, dtype casts, scalar overflow and every argument error.
 
@@ -793,10 +794,56 @@ class TorchBackend final : public Backend {
   static Error check_split_arithmetic(const Step& s, const at::Tensor& t) {
     const int64_t rank = t.dim(), k = s.args[1].i, dim = s.args[2].i;
     if (rank == 0 || k <= 0 || dim < -rank || dim >= rank) return ok();
-    const int64_t size = t.size(dim < 0 ? dim + rank : dim);
+    const int64_t d = dim < 0 ? dim + rank : dim, size = t.size(d);
     const bool by_chunks = s.op == OpId::kChunk;
-    if (!split_arithmetic_overflows(size, k, by_chunks)) return ok();
-    return error(ErrorKind::kUndefinedBehavior, split_arithmetic_message(size, k, by_chunks));
+    if (split_arithmetic_overflows(size, k, by_chunks))
+      return error(ErrorKind::kUndefinedBehavior, split_arithmetic_message(size, k, by_chunks));
+    // Each piece is a narrow, so a slice (Case 6 for slice below).
+    const int64_t split_size = by_chunks ? (size + k - 1) / k : k;
+    if (split_size == 0) return ok();  // pieces at start 0
+    const int64_t num = size == 0 ? 1 : (size - 1) / split_size + 1;
+    for (int64_t p = 0; p < num; ++p) {
+      const int64_t start = p * split_size, len = std::min(split_size, size - start);
+      if (slice_arithmetic_overflows(size, t.stride(d), t.storage_offset(), start, start + len, 1))
+        return error(ErrorKind::kUndefinedBehavior,
+                     std::string(s.info().name) + ": not executed: undefined: piece " +
+                         std::to_string(p) + " is a slice from " + std::to_string(start) +
+                         " whose offset arithmetic overflows int64 (S8)");
+    }
+    return ok();
+  }
+
+  /// Case 6) slice, and narrow (slice from start to start + length by 1),
+  /// whose own offset, size or stride arithmetic overflows int64
+  /// (slice_arithmetic_overflows, impl/ops.h), once LibTorch's argument
+  /// checks (the dim, a positive step; narrow's start and length) pass.
+  static Error check_slice_arithmetic(const Step& s, const at::Tensor& t) {
+    const int64_t rank = t.dim();
+    int64_t dim = s.args[1].i, start = s.args[2].i, end = 0, step = 1;
+    if (rank == 0 || dim < -rank || dim >= rank) return ok();
+    if (dim < 0) dim += rank;
+    const int64_t size = t.size(dim);
+    if (s.op == OpId::kSlice) {
+      end = s.args[3].i;
+      step = s.args[4].i;
+      if (step <= 0) return ok();
+    } else {  // narrow: its start wrapped (unless it equals the size), then its length check
+      const int64_t length = s.args[3].i;
+      if (start != size) {
+        if (start < -size || start >= size) return ok();
+        if (start < 0) start += size;
+      }
+      if (length < 0 || start > size - length) return ok();
+      end = start + length;
+    }
+    if (!slice_arithmetic_overflows(size, t.stride(dim), t.storage_offset(), start, end, step))
+      return ok();
+    return error(ErrorKind::kUndefinedBehavior,
+                 std::string(s.info().name) + ": not executed: undefined: LibTorch's slice of a dim of size " +
+                     std::to_string(size) + " and stride " + std::to_string(t.stride(dim)) +
+                     " at offset " + std::to_string(t.storage_offset()) + " from " +
+                     std::to_string(start) + " to " + std::to_string(end) + " by " +
+                     std::to_string(step) + " overflows int64 in its offset, size or stride arithmetic (S8)");
   }
 
   /// Case 5) for expand: a size < -1 anywhere, or -1 in a new leading dim
@@ -1747,8 +1794,12 @@ Error TorchBackend::run(const Step& s) {
       bind(s, var(s, 0).as_strided(l(1), l(2), i(3)));
       return ok();
     case OpId::kSelect: bind(s, var(s, 0).select(i(1), i(2))); return ok();
-    case OpId::kSlice: bind(s, var(s, 0).slice(i(1), i(2), i(3), i(4))); return ok();
-    case OpId::kNarrow: bind(s, var(s, 0).narrow(i(1), i(2), i(3))); return ok();
+    case OpId::kSlice:
+    case OpId::kNarrow:
+      if (Error e = check_slice_arithmetic(s, var(s, 0)); e.kind != ErrorKind::kNone) return e;
+      if (s.op == OpId::kSlice) bind(s, var(s, 0).slice(i(1), i(2), i(3), i(4)));
+      else bind(s, var(s, 0).narrow(i(1), i(2), i(3)));
+      return ok();
     case OpId::kTranspose: bind(s, var(s, 0).transpose(i(1), i(2))); return ok();
     case OpId::kT: bind(s, var(s, 0).t()); return ok();
     case OpId::kPermute: bind(s, var(s, 0).permute(l(1))); return ok();
