@@ -509,6 +509,17 @@ int64_t split_count(int64_t dim_size, int64_t split_size) {
   return dim_size == 0 ? 1 : (dim_size - 1) / split_size + 1;
 }
 
+/// slice's clamps: negative bounds count from the end, then both lie in
+/// [0, size] with end >= start.
+void clamp_slice_bounds(int64_t size, int64_t* start, int64_t* end) {
+  if (*start < 0) *start += size;
+  if (*end < 0) *end += size;
+  if (*start < 0) *start = 0;
+  else if (*start >= size) *start = size;
+  if (*end < *start) *end = *start;
+  else if (*end >= size) *end = size;
+}
+
 Status split_arithmetic_policy(int64_t dim_size, int64_t k, bool by_chunks) {
   if (!split_arithmetic_overflows(dim_size, k, by_chunks)) return {};
   return err(ErrorKind::kUndefinedBehavior, split_arithmetic_message(dim_size, k, by_chunks));
@@ -551,12 +562,7 @@ bool split_arithmetic_overflows(int64_t dim_size, int64_t k, bool by_chunks) {
 
 bool slice_arithmetic_overflows(int64_t size, int64_t stride, int64_t offset, int64_t start,
                                 int64_t end, int64_t step) {
-  if (start < 0) start += size;
-  if (end < 0) end += size;
-  if (start < 0) start = 0;
-  else if (start >= size) start = size;
-  if (end < start) end = start;
-  else if (end >= size) end = size;
+  clamp_slice_bounds(size, &start, &end);
   int64_t x = 0;
   return __builtin_mul_overflow(start, stride, &x) || __builtin_add_overflow(offset, x, &x) ||
          __builtin_add_overflow(end - start, step - 1, &x) || __builtin_mul_overflow(stride, step, &x);
@@ -724,12 +730,7 @@ Result<Tensor> slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, i
                    to_string(t->geom.offset) + " from " + to_string(start) + " to " +
                    to_string(end) + " by " + to_string(step) +
                    " overflows int64 in its offset, size or stride arithmetic (S8)");
-  if (start < 0) start += size;
-  if (end < 0) end += size;
-  if (start < 0) start = 0;
-  else if (start >= size) start = size;
-  if (end < start) end = start;
-  else if (end >= size) end = size;
+  clamp_slice_bounds(size, &start, &end);
   Geometry g = t->geom;
   g.offset = wrap_add(t->geom.offset, wrap_mul(start, t->stride(d)));
   int64_t len = end - start;
