@@ -1119,7 +1119,15 @@ Result<Tensor> to_dense(Context& ctx, const SparseTensor& s) {
   }
   if (blocked) {
     const int64_t grid[] = {rows / bs0, cols / bs1};
-    auto dense = reshape(ctx, transpose(unflatten(blocks, 1, grid).value(), 2, 3).value(), sizes);
+    // The budget counts the result's bytes once (Note [Torch backend policy
+    // checks] Case 1 in oracles/torch_backend.cpp): the reshape's copy, when
+    // the strides allow no view, replaces the blocks buffer already charged
+    // (a BSC [2,100000] failed the program total here where LibTorch ran;
+    // found by fake_fuzzer).
+    Context unbudgeted = ctx;
+    unbudgeted.budget.max_total_bytes = std::numeric_limits<int64_t>::max();
+    auto dense =
+        reshape(unbudgeted, transpose(unflatten(blocks, 1, grid).value(), 2, 3).value(), sizes);
     if (!dense.ok()) return dense.error();
     allocs.commit();
     return dense;

@@ -323,6 +323,19 @@ TEST_F(SparseTest, ToDenseOfBlockedLayoutsGivesOneThirteenViewOrCopyStrides) {
   EXPECT_EQ(strides(db), (I{16, 4, 1}));
 }
 
+TEST_F(SparseTest, ToDenseOfBlockedLayoutChargesTheResultOnce) {
+  // The copy of Case 3) of Note [to_dense strides] replaces the blocks
+  // buffer: the budget counts the result's 48 * 4 bytes once, as the LibTorch
+  // backend does, so a total with room for one result is enough.
+  Tensor b = tensor({3, 4, 4}, D(48, 1));
+  SparseTensor s = must(to_sparse_bsr(ctx, b, {2, 1}));
+  ctx.budget.max_total_bytes = ctx.budget.used + 48 * 4;
+  Tensor db = must(to_dense(ctx, s));
+  EXPECT_EQ(strides(db), (I{16, 4, 1}));  // the copy, not a view
+  EXPECT_EQ(ctx.budget.used, ctx.budget.max_total_bytes);
+  EXPECT_EQ(kind(to_dense(ctx, s)), ErrorKind::kResourceLimit);  // no room for a second
+}
+
 TEST_F(SparseTest, ToSparseCsrOfBatchRequiresEqualNnzPerBatch) {
   // b.to_sparse_csr() for b = [[[1,0],[0,2]], [[0,3],[4,0]]]:
   // crow [[0,1,2],[0,1,2]], col [[0,1],[1,0]], values [[1,2],[3,4]]

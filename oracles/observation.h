@@ -135,16 +135,6 @@ inline void observe_sparse_storage_none(VarObs* v, int rank, const int64_t* size
   v->version = 0;
 }
 
-/// Product of the sizes: 0 with a size-0 dim, whatever the others multiply
-/// to ([2^63-1, 2, 0]; TensorImpl::numel's rule).
-inline int64_t observed_numel(const VarObs& v) {
-  for (int d = 0; d < v.rank; ++d)
-    if (v.sizes[d] == 0) return 0;
-  int64_t n = 1;
-  for (int d = 0; d < v.rank; ++d) n *= v.sizes[d];
-  return n;
-}
-
 /// The variable's geometry (sizes, strides, offset, itemsize).
 inline Geometry observed_geometry(const VarObs& v) {
   Geometry g;
@@ -156,6 +146,14 @@ inline Geometry observed_geometry(const VarObs& v) {
   g.offset = v.offset;
   g.itemsize = itemsize(v.dtype);
   return g;
+}
+
+/// Product of the sizes: 0 with a size-0 dim, whatever the others multiply
+/// to ([2^63-1, 2, 0]; Geometry::numel's rule, TensorImpl::numel's).
+inline int64_t observed_numel(const VarObs& v) {
+  int64_t n = 0;
+  observed_geometry(v).numel(&n);
+  return n;
 }
 
 /// Note [Observing overlapping views] (impl/geometry.h): `values` holds the
