@@ -338,8 +338,9 @@ void replace_negative_strides(Geometry& g) {
 }
 
 /// Output geometry of a unary TensorIterator op (add/mul with a scalar):
-/// contiguous unless the input's strides ask for a permuted layout; `in`
-/// carries the output's itemsize. Writes out.strides.
+/// contiguous unless the input's strides ask for a permuted layout. `in`
+/// is the operand as the iterator sees it (its strides and itemsize order
+/// the dims), `out` has the output's sizes and itemsize. Writes out.strides.
 void iterator_output_strides(const Geometry& in, Geometry& out) {
   int n = in.rank;
   std::array<int, kGeometryMaxDims> perm{};
@@ -355,9 +356,9 @@ void iterator_output_strides(const Geometry& in, Geometry& out) {
   // 0-element output's wrapped product differs from the element-unit one,
   // and a negative result goes through set_sizes_and_strides' replacement
   // (found by fake_fuzzer in CI on sizes [2^62,2,0]).
-  int64_t next = in.itemsize;
+  int64_t next = out.itemsize;
   for (int k = 0; k < n; ++k) {
-    out.strides[perm[k]] = next / in.itemsize;
+    out.strides[perm[k]] = next / out.itemsize;
     next = wrap_mul(next, in.sizes[perm[k]]);
   }
   replace_negative_strides(out);
@@ -438,11 +439,18 @@ Result<Tensor> scalar_outplace(Context& ctx, const Tensor& t, const Scalar& s, B
                                const char* name) {
   DeviceScope device(ctx, *t);  // Note [Meta execution]
   DType r = result_type(t->dtype, s);
-  // TensorIterator first converts an input of another dtype with .to(), whose
-  // preserve-format strides then decide the output's layout.
+  // On the CPU TensorIterator first converts an input of another dtype with
+  // .to(), whose preserve-format strides and new itemsize then decide the
+  // output's layout. On other devices (meta, CUDA) it does not
+  // (compute_types promotes only when the common device is the CPU): the
+  // input's own strides and itemsize order the dims (a meta bool [0,3,2^62]
+  // whose contiguous strides wrapped to [-2^62,2^62,1] gives an int64
+  // result of strides [1,0,0]; found by fake_fuzzer).
   Geometry in = t->geom;
-  if (r != t->dtype && !in.is_non_overlapping_and_dense()) infer_dense_strides(t->geom, in.strides.data());
-  in.itemsize = itemsize(r);
+  if (r != t->dtype && !t->is_meta() && t->device() == DeviceType::kCpu) {
+    if (!in.is_non_overlapping_and_dense()) infer_dense_strides(t->geom, in.strides.data());
+    in.itemsize = itemsize(r);
+  }
   Geometry g = t->geom;
   g.itemsize = itemsize(r);
   iterator_output_strides(in, g);
