@@ -168,6 +168,20 @@ int64_t argument_bytes(const Step& s) {
   }
 }
 
+/// Case 1 for as_strided_: new sizes with a size-0 dim whose numel, counted
+/// as 1.13's unsigned product, overflows before the 0 (the LibTorch
+/// backend's check_inplace_numel; transpose_ is checked in Python, where the
+/// tensor's sizes are).
+bool inplace_numel_overflows(const Step& s) {
+  if (s.op != OpId::kAsStrided_) return false;
+  const IntList& sizes = s.args[1].list;
+  if (std::find(sizes.begin(), sizes.end(), 0) == sizes.end()) return false;
+  uint64_t n = 1;
+  bool overflow = false;
+  for (int64_t x : sizes) overflow |= __builtin_mul_overflow(n, static_cast<uint64_t>(x), &n);
+  return overflow || n > static_cast<uint64_t>(INT64_MAX);
+}
+
 /// Case 5 of Note [Steps the PyTorch backend refuses]: negative sizes, and
 /// negative result indices of split, chunk and unbind (storcheck rejects
 /// them; Python's indexing would wrap them).
@@ -251,6 +265,11 @@ class PythonBackend final : public Backend {
       refusal_ = spelling[0] == '!' ? std::string(spelling.substr(1))
                                     : "the step expands from the reference's state (ops.def `*`), "
                                       "which this backend does not read";
+      return Error{};
+    }
+    if (inplace_numel_overflows(step)) {
+      refusal_ = "case 1: as_strided_ to sizes whose numel overflows after a size-0 dim; "
+                 "PyTorch sets them before it raises (S10)";
       return Error{};
     }
     if (negative_sizes(step)) {

@@ -132,8 +132,9 @@ def sc_overlapping(t):  # two indices may reach one element
 # (Note [Step outcome rules] rule 5 in oracles/runner.h). The cases:
 # 1) an allocation (estimated from the arguments, or numel * itemsize of the
 #    input) beyond Limits, or one that would bring the run past them; a
-#    split, chunk or unbind of more than 65,536 results, and a resize_
-#    whose storage size overflows (meta inputs too);
+#    split, chunk or unbind of more than 65,536 results, a resize_ whose
+#    storage size overflows, and a transpose_ or as_strided_ whose numel
+#    overflows before a size-0 dim (meta inputs too);
 # 2) a result rank that could pass kMaxDims;
 # 3) an input that needs more bytes than its storage holds, except for ops
 #    that read no data (views other than reshape and flatten, conversions, drop,
@@ -271,6 +272,18 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     if op == "resize_" and ts and a >= 0 and \
             (a + ts[0].storage_offset()) * ts[0].element_size() > 2**63 - 1:
         return "case 1: a resize_ whose storage size overflows int64 (S10)"
+    # Case 1 on meta inputs too: transpose_ to sizes whose numel, an unsigned
+    # product, overflows before a size-0 dim; PyTorch sets them, then raises
+    # (as_strided_ is checked in C++: inplace_numel_overflows).
+    if op == "transpose_" and ts and ts[0].layout == torch.strided and 0 in ts[0].shape:
+        r, sizes = ts[0].dim(), list(ts[0].shape)
+        if r > 0 and -r <= a < r and -r <= b < r:
+            sizes[a], sizes[b] = sizes[b], sizes[a]
+            n = 1
+            for x in sizes:
+                n *= x
+                if n > 2**64 - 1:
+                    return "case 1: a transpose_ whose numel overflows after a size-0 dim (S10)"
     # Case 4 on meta inputs too: the reference and the LibTorch backend refuse
     # an overlapping in-place write whatever the device.
     if op in ("add_", "mul_", "copy_") and ts and ts[0].layout == torch.strided and sc_overlapping(ts[0]):

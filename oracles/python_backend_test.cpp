@@ -214,6 +214,20 @@ TEST(PytorchBackend, ResizeWithOverflowingStorageSizeIsRefused) {
       "step 3 (resize_ t1 [2,1,0]): pytorch refused: case 1");
 }
 
+// Case 1: transpose_ and as_strided_ to sizes whose numel overflows before
+// a size-0 dim: PyTorch 1.13 sets the sizes, then raises (S10).
+TEST(PytorchBackend, InplaceViewWithOverflowingNumelIsRefused) {
+  SKIP_WITHOUT_PYTORCH();
+  expect_near_miss_runs_and_refuses(
+      "t0 = full [9223372036854775807,0,3] 1 f32\ntranspose_ t0 1 0\n",
+      "t0 = full [9223372036854775807,0,3] 1 f32\ntranspose_ t0 -1 1\n",
+      "step 2 (transpose_ t0 -1 1): pytorch refused: case 1");
+  expect_near_miss_runs_and_refuses(
+      "t0 = full [9223372036854775807,0,3] 1 f32\nas_strided_ t0 [0,9223372036854775807,3] [1,1,1] 0\n",
+      "t0 = full [9223372036854775807,0,3] 1 f32\nas_strided_ t0 [9223372036854775807,3,0] [3,1,3] 0\n",
+      "step 2 (as_strided_ t0 [9223372036854775807,3,0] [3,1,3] 0): pytorch refused: case 1");
+}
+
 // F4: PyTorch 1.13's FakeTensorConverter takes a meta tensor and fails on
 // an assert (AssertionError, kOther) where the reference raises the typed
 // unsupported_fake_tensor.

@@ -734,6 +734,35 @@ class TorchBackend final : public Backend {
   /// Case 5): LibTorch 1.13 accepts a negative size in as_strided(_) when
   /// another size is 0 (its extent computation returns 0 first) and yields a
   /// tensor with a negative size; storcheck rejects it.
+  /// Case 1) for the in-place view ops (transpose_, as_strided_): new
+  /// sizes whose numel overflows as 1.13's safe_compute_numel counts it (an
+  /// unsigned product that overflows before a later size-0 dim: [2^63-1,
+  /// 3, 0], where [2^63-1, 0, 3] does not). LibTorch sets the new sizes
+  /// before it raises (set_sizes_and_strides, then refresh_numel), where
+  /// S10 wants them unchanged: checked here first, as the reference does
+  /// (found by views_fuzzer). Without a size-0 dim the bounds check raises
+  /// first, before anything is set.
+  static Error check_inplace_numel(std::string_view op, at::IntArrayRef sizes) {
+    uint64_t n = 1;
+    bool overflow = false;
+    for (int64_t x : sizes) overflow |= __builtin_mul_overflow(n, static_cast<uint64_t>(x), &n);
+    if (!overflow && n <= static_cast<uint64_t>(INT64_MAX)) return ok();
+    return error(ErrorKind::kStorageSizeOverflow,
+                 std::string(op) + ": numel: integer multiplication overflow for sizes " +
+                     list_str(sizes) + " (checked before LibTorch, which would set them first: S10)");
+  }
+  /// The sizes transpose_(dim0, dim1) gives `t`, or none when LibTorch's
+  /// own dim check raises first.
+  static std::vector<int64_t> transposed_sizes(const at::Tensor& t, int64_t d0, int64_t d1) {
+    const int64_t rank = t.dim();
+    std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end());
+    const int64_t r = std::max<int64_t>(rank, 1);
+    if (d0 < -r || d0 >= r || d1 < -r || d1 >= r || rank == 0) return sizes;
+    std::swap(sizes[static_cast<size_t>(d0 < 0 ? d0 + rank : d0)],
+              sizes[static_cast<size_t>(d1 < 0 ? d1 + rank : d1)]);
+    return sizes;
+  }
+
   static Error check_sizes_nonnegative(std::string_view op, at::IntArrayRef sizes) {
     if (!any_negative(sizes)) return ok();
     return error(ErrorKind::kInvalidArgument,
@@ -1867,8 +1896,13 @@ Error TorchBackend::run(const Step& s) {
     case OpId::kCopy_: return run_copy(s);
 
     // In-place metadata mutation.
-    case OpId::kTranspose_: var(s, 0).transpose_(i(1), i(2)); return ok();
-    case OpId::kT_: var(s, 0).t_(); return ok();
+    case OpId::kTranspose_:
+      if (Error e = check_inplace_numel("transpose_", transposed_sizes(var(s, 0), i(1), i(2)));
+          e.kind != ErrorKind::kNone)
+        return e;
+      var(s, 0).transpose_(i(1), i(2));
+      return ok();
+    case OpId::kT_: var(s, 0).t_(); return ok();  // 2 dims: no product overflows before a 0
     case OpId::kUnsqueeze_:
       if (Error e = check_rank("unsqueeze_", var(s, 0).dim() + 1); e.kind != ErrorKind::kNone)
         return e;
@@ -1881,6 +1915,12 @@ Error TorchBackend::run(const Step& s) {
       if (Error e = check_offset_overflow("as_strided_", var(s, 0), l(1), l(2), i(3));
           e.kind != ErrorKind::kNone)
         return e;
+      // After LibTorch's argument checks; without a size-0 dim its bounds
+      // check raises first.
+      if (l(1).size() == l(2).size() && i(3) >= 0 &&
+          std::none_of(l(2).begin(), l(2).end(), [](int64_t x) { return x < 0; }) &&
+          std::find(l(1).begin(), l(1).end(), 0) != l(1).end())
+        if (Error e = check_inplace_numel("as_strided_", l(1)); e.kind != ErrorKind::kNone) return e;
       var(s, 0).as_strided_(l(1), l(2), i(3));
       return ok();
     case OpId::kResize_: return run_resize(s);
