@@ -151,6 +151,7 @@ int64_t argument_bytes(const Step& s) {
     case OpId::kEmptyStrided: {
       const IntList& sz = s.args[0].list;
       const IntList& st = s.args[1].list;
+      if (sz.size() != st.size()) return 0;  // raises before it allocates
       int64_t extent = 1, term = 0;
       for (int k = 0; k < sz.size(); ++k) {
         if (sz[k] == 0) return 0;
