@@ -80,12 +80,13 @@ Status rank_limit(int64_t rank, const char* op) {
 }
 
 /// PyTorch's safe_compute_numel: unsigned product, must stay <= INT64_MAX.
-bool numel_ok(const Geometry& g) {
+bool numel_ok(IntSpan sizes) {
   uint64_t n = 1;
   bool of = false;
-  for (int d = 0; d < g.rank; ++d) of |= __builtin_mul_overflow(n, static_cast<uint64_t>(g.sizes[d]), &n);
+  for (int64_t x : sizes) of |= __builtin_mul_overflow(n, static_cast<uint64_t>(x), &n);
   return !of && n <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
 }
+bool numel_ok(const Geometry& g) { return numel_ok(IntSpan(g.sizes.data(), g.rank)); }
 
 Status negative_size_policy(IntSpan sizes, const char* op) {
   for (int64_t s : sizes)
@@ -304,12 +305,12 @@ Status infer_size(IntSpan shape, int64_t numel, int64_t* out) {
       out[infer] = numel / newsize;
     }
     // A wrapped product can match numel (0 here): the new sizes' own numel
-    // is then computed with checked arithmetic, as LibTorch's set_sizes
-    // does, and overflows (S9; found by views_fuzzer).
-    int64_t checked = 1;
-    for (int d = 0; d < shape.size; ++d)
-      if (__builtin_mul_overflow(checked, out[d], &checked))
-        return err(ErrorKind::kStorageSizeOverflow, "numel: integer multiplication overflow");
+    // is then computed as LibTorch's set_sizes does (safe_compute_numel: an
+    // unsigned product), and may overflow (S9; found by views_fuzzer). In
+    // uint64 [2, 2^63-1, 0] does not: 2^64-2, then 0 (found by views_fuzzer
+    // when this was a signed product).
+    if (!numel_ok(IntSpan(out, shape.size)))
+      return err(ErrorKind::kStorageSizeOverflow, "numel: integer multiplication overflow");
     return {};
   }
   return err(ErrorKind::kShapeMismatch, "shape '" + format_ints(shape) +
