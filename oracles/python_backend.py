@@ -275,7 +275,8 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     # Case 1 on meta inputs too: transpose_ to sizes whose numel, an unsigned
     # product, overflows before a size-0 dim; PyTorch sets them, then raises
     # (as_strided_ is checked in C++: inplace_numel_overflows).
-    if op == "transpose_" and ts and ts[0].layout == torch.strided and 0 in ts[0].shape:
+    if op == "transpose_" and ts and ts[0].layout == torch.strided and 0 in ts[0].shape \
+            and min(ts[0].stride(), default=0) >= 0:  # a negative stride raises first
         r, sizes = ts[0].dim(), list(ts[0].shape)
         if r > 0 and -r <= a < r and -r <= b < r:
             sizes[a], sizes[b] = sizes[b], sizes[a]
