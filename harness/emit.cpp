@@ -305,7 +305,8 @@ at::Tensor coalesce(const at::Tensor& t) {
     const int64_t es = i.element_size();
     uint8_t* base = static_cast<uint8_t*>(storage_bytes(i));
     for (int64_t d = 0; d < i.size(0); ++d) {
-      const int64_t from = std::min((d * cap + i.size(1)) * es, n), to = std::min((d + 1) * cap * es, n);
+      const int64_t from = std::min((d * cap + i.size(1)) * es, n);
+      const int64_t to = std::min((d + 1) * cap * es, n);
       if (to > from) std::memset(base + from, 0, static_cast<size_t>(to - from));
     }
   }

@@ -334,7 +334,8 @@ void copy_elements(const TensorImpl& src, const TensorImpl& out) {
 void replace_negative_strides(Geometry& g) {
   for (int d = g.rank - 1; d >= 0; --d) {
     if (g.strides[d] >= 0) continue;
-    g.strides[d] = d == g.rank - 1 ? 1 : wrap_mul(std::max<int64_t>(g.sizes[d + 1], 1), g.strides[d + 1]);
+    g.strides[d] =
+        d == g.rank - 1 ? 1 : wrap_mul(std::max<int64_t>(g.sizes[d + 1], 1), g.strides[d + 1]);
   }
 }
 
@@ -574,7 +575,8 @@ bool slice_arithmetic_overflows(int64_t size, int64_t stride, int64_t offset, in
   clamp_slice_bounds(size, &start, &end);
   int64_t x = 0;
   return __builtin_mul_overflow(start, stride, &x) || __builtin_add_overflow(offset, x, &x) ||
-         __builtin_add_overflow(end - start, step - 1, &x) || __builtin_mul_overflow(stride, step, &x);
+         __builtin_add_overflow(end - start, step - 1, &x) ||
+         __builtin_mul_overflow(stride, step, &x);
 }
 
 std::string split_arithmetic_message(int64_t dim_size, int64_t k, bool by_chunks) {

@@ -223,8 +223,10 @@ TEST(PytorchBackend, InplaceViewWithOverflowingNumelIsRefused) {
       "t0 = full [9223372036854775807,0,3] 1 f32\ntranspose_ t0 -1 1\n",
       "step 2 (transpose_ t0 -1 1): pytorch refused: case 1");
   expect_near_miss_runs_and_refuses(
-      "t0 = full [9223372036854775807,0,3] 1 f32\nas_strided_ t0 [0,9223372036854775807,3] [1,1,1] 0\n",
-      "t0 = full [9223372036854775807,0,3] 1 f32\nas_strided_ t0 [9223372036854775807,3,0] [3,1,3] 0\n",
+      "t0 = full [9223372036854775807,0,3] 1 f32\n"
+      "as_strided_ t0 [0,9223372036854775807,3] [1,1,1] 0\n",
+      "t0 = full [9223372036854775807,0,3] 1 f32\n"
+      "as_strided_ t0 [9223372036854775807,3,0] [3,1,3] 0\n",
       "step 2 (as_strided_ t0 [9223372036854775807,3,0] [3,1,3] 0): pytorch refused: case 1");
 }
 

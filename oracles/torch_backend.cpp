@@ -563,7 +563,8 @@ class TorchBackend final : public Backend {
                    std::min((d + 1) * cap * es, total));
     }
     if (values.is_contiguous())
-      zero_bytes(values.storage(), (values.storage_offset() + values.numel()) * values.element_size(),
+      zero_bytes(values.storage(),
+                 (values.storage_offset() + values.numel()) * values.element_size(),
                  storage_nbytes(values));
   }
   /// The first `n` bytes of `t`'s storage, readable on the host until the
@@ -749,7 +750,8 @@ class TorchBackend final : public Backend {
     if (!overflow && n <= static_cast<uint64_t>(INT64_MAX)) return ok();
     return error(ErrorKind::kStorageSizeOverflow,
                  std::string(op) + ": numel: integer multiplication overflow for sizes " +
-                     list_str(sizes) + " (checked before LibTorch, which would set them first: S10)");
+                     list_str(sizes) +
+                     " (checked before LibTorch, which would set them first: S10)");
   }
   /// The sizes transpose_(dim0, dim1) gives `t`, or none when LibTorch's
   /// own dim check raises first.
@@ -868,11 +870,13 @@ class TorchBackend final : public Backend {
     if (!slice_arithmetic_overflows(size, t.stride(dim), t.storage_offset(), start, end, step))
       return ok();
     return error(ErrorKind::kUndefinedBehavior,
-                 std::string(s.info().name) + ": not executed: undefined: LibTorch's slice of a dim of size " +
+                 std::string(s.info().name) +
+                     ": not executed: undefined: LibTorch's slice of a dim of size " +
                      std::to_string(size) + " and stride " + std::to_string(t.stride(dim)) +
                      " at offset " + std::to_string(t.storage_offset()) + " from " +
                      std::to_string(start) + " to " + std::to_string(end) + " by " +
-                     std::to_string(step) + " overflows int64 in its offset, size or stride arithmetic (S8)");
+                     std::to_string(step) +
+                     " overflows int64 in its offset, size or stride arithmetic (S8)");
   }
 
   /// Case 5) for expand: a size < -1 anywhere, or -1 in a new leading dim
@@ -1924,7 +1928,8 @@ Error TorchBackend::run(const Step& s) {
       if (l(1).size() == l(2).size() && i(3) >= 0 &&
           std::none_of(l(2).begin(), l(2).end(), [](int64_t x) { return x < 0; }) &&
           std::find(l(1).begin(), l(1).end(), 0) != l(1).end())
-        if (Error e = check_inplace_numel("as_strided_", l(1)); e.kind != ErrorKind::kNone) return e;
+        if (Error e = check_inplace_numel("as_strided_", l(1)); e.kind != ErrorKind::kNone)
+          return e;
       var(s, 0).as_strided_(l(1), l(2), i(3));
       return ok();
     case OpId::kResize_: return run_resize(s);
