@@ -102,7 +102,11 @@ bool Runner::dirty_vars(const Step& step) {
   }
   if (step.out != kNoVar) add_taint(step.out, from_operands);
   const bool restore = step.op == OpId::kRehydrate || step.op == OpId::kReshrink;
-  if (restore && sparse_live()) return false;  // rule 5
+  // Rule 5's full observation comes after the set is built: a rehydrate
+  // observed in full must still restore-taint its set, or a reshrink after
+  // the sparse variable's drop observes none of it (found by fake_fuzzer:
+  // a stale 16-byte storage read as R5 broken).
+  const bool full_restore = restore && sparse_live();
   // Rules 1 and 2, over the class member lists: the cost is the size of
   // the set, not the number of variables.
   dirty_.clear();
@@ -125,6 +129,7 @@ bool Runner::dirty_vars(const Step& step) {
   clear_marks();
   if (step.op == OpId::kRehydrate)
     for (VarId v : dirty_) add_taint(v, kRestoreTaint);
+  if (full_restore) return false;  // rule 5
   for (VarId v : dirty_)
     if (taint_[static_cast<size_t>(v)] & kSparseTaint) return false;  // rule 3
   std::sort(dirty_.begin(), dirty_.end());  // backends number classes in VarId order
