@@ -79,14 +79,7 @@ Status rank_limit(int64_t rank, const char* op) {
   return {};
 }
 
-/// PyTorch's safe_compute_numel: unsigned product, must stay <= INT64_MAX.
-bool numel_ok(IntSpan sizes) {
-  uint64_t n = 1;
-  bool of = false;
-  for (int64_t x : sizes) of |= __builtin_mul_overflow(n, static_cast<uint64_t>(x), &n);
-  return !of && n <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-}
-bool numel_ok(const Geometry& g) { return numel_ok(IntSpan(g.sizes.data(), g.rank)); }
+bool numel_ok(const Geometry& g) { return safe_numel_ok(IntSpan(g.sizes.data(), g.rank)); }
 
 Status negative_size_policy(IntSpan sizes, const char* op) {
   for (int64_t s : sizes)
@@ -309,7 +302,7 @@ Status infer_size(IntSpan shape, int64_t numel, int64_t* out) {
     // unsigned product), and may overflow (S9; found by views_fuzzer). In
     // uint64 [2, 2^63-1, 0] does not: 2^64-2, then 0 (found by views_fuzzer
     // when this was a signed product).
-    if (!numel_ok(IntSpan(out, shape.size)))
+    if (!safe_numel_ok(IntSpan(out, shape.size)))
       return err(ErrorKind::kStorageSizeOverflow, "numel: integer multiplication overflow");
     return {};
   }
@@ -561,6 +554,13 @@ bool restores(const char* op) {
 
 using namespace detail;  // NOLINT: this file is the implementation of detail's users
 
+bool safe_numel_ok(IntSpan sizes) {
+  uint64_t n = 1;
+  bool of = false;
+  for (int64_t x : sizes) of |= __builtin_mul_overflow(n, static_cast<uint64_t>(x), &n);
+  return !of && n <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+}
+
 bool split_arithmetic_overflows(int64_t dim_size, int64_t k, bool by_chunks) {
   int64_t sum = 0;
   if (__builtin_add_overflow(dim_size, k - 1, &sum)) return true;
@@ -591,6 +591,14 @@ std::string split_arithmetic_message(int64_t dim_size, int64_t k, bool by_chunks
            to_string(dim_size) + " + " + to_string(sum / k);
   return std::string(by_chunks ? "chunk" : "split") + ": not executed: undefined: LibTorch's " +
          what + " - 1 in int64, which overflows (S8)";
+}
+
+std::string slice_arithmetic_message(std::string_view op, int64_t size, int64_t stride,
+                                     int64_t offset, int64_t start, int64_t end, int64_t step) {
+  return std::string(op) + ": not executed: undefined: LibTorch's slice of a dim of size " +
+         to_string(size) + " and stride " + to_string(stride) + " at offset " +
+         to_string(offset) + " from " + to_string(start) + " to " + to_string(end) + " by " +
+         to_string(step) + " overflows int64 in its offset, size or stride arithmetic (S8)";
 }
 
 Status check_step_reads(const Context& ctx, const TensorImpl& t, const char* op) {
@@ -736,11 +744,8 @@ Result<Tensor> slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, i
   int64_t size = t->size(d);
   if (slice_arithmetic_overflows(size, t->stride(d), t->geom.offset, start, end, step))
     return err(ErrorKind::kUndefinedBehavior,
-               "slice: not executed: undefined: LibTorch's slice of a dim of size " +
-                   to_string(size) + " and stride " + to_string(t->stride(d)) + " at offset " +
-                   to_string(t->geom.offset) + " from " + to_string(start) + " to " +
-                   to_string(end) + " by " + to_string(step) +
-                   " overflows int64 in its offset, size or stride arithmetic (S8)");
+               slice_arithmetic_message("slice", size, t->stride(d), t->geom.offset, start, end,
+                                        step));
   clamp_slice_bounds(size, &start, &end);
   Geometry g = t->geom;
   g.offset = wrap_add(t->geom.offset, wrap_mul(start, t->stride(d)));

@@ -18,6 +18,8 @@
 //   // w.error().kind == ErrorKind::kViewIncompatible (S6)
 #pragma once
 
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "impl/tensor.h"
@@ -187,6 +189,12 @@ void read_elements(const TensorImpl& t, std::vector<uint8_t>* out);
 /// allocate a huge result list in LibTorch); beyond it kResourceLimit.
 inline constexpr int64_t kMaxSplitResults = 65536;
 
+/// PyTorch's safe_compute_numel (set_sizes_and_strides, resize_, view):
+/// the product of `sizes` in uint64, false when it overflows anywhere, even
+/// before a size-0 dim ([2^63-1, 4, 0]), or ends past INT64_MAX; [2^63-1,
+/// 2, 0] is fine (2^64-2, then 0).
+bool safe_numel_ok(IntSpan sizes);
+
 /// S8 for LibTorch's own index arithmetic: its split computes
 /// `dim_size + split_size - 1` and its chunk `dim_size + chunks - 1` (then
 /// splits by the quotient) in signed int64, which overflows, undefined
@@ -209,5 +217,9 @@ bool slice_arithmetic_overflows(int64_t size, int64_t stride, int64_t offset, in
 /// The kUndefinedBehavior message for such a step (op "split" or "chunk"),
 /// naming the sum that overflows.
 std::string split_arithmetic_message(int64_t dim_size, int64_t k, bool by_chunks);
+/// The kUndefinedBehavior message for a slice (or narrow, `op`) whose
+/// arithmetic overflows (slice_arithmetic_overflows' arguments).
+std::string slice_arithmetic_message(std::string_view op, int64_t size, int64_t stride,
+                                     int64_t offset, int64_t start, int64_t end, int64_t step);
 
 }  // namespace storcheck

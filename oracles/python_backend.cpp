@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "impl/fault.h"
+#include "impl/ops.h"
 #include "oracles/layout_policy.h"
 #include "oracles/spelling.h"
 #include "oracles/torch_errors.h"
@@ -177,10 +178,7 @@ bool inplace_numel_overflows(const Step& s) {
   if (s.op != OpId::kAsStrided_) return false;
   const IntList& sizes = s.args[1].list;
   if (std::find(sizes.begin(), sizes.end(), 0) == sizes.end()) return false;
-  uint64_t n = 1;
-  bool overflow = false;
-  for (int64_t x : sizes) overflow |= __builtin_mul_overflow(n, static_cast<uint64_t>(x), &n);
-  return overflow || n > static_cast<uint64_t>(INT64_MAX);
+  return !safe_numel_ok(IntSpan(sizes.begin(), sizes.size()));
 }
 
 /// Case 5 of Note [Steps the PyTorch backend refuses]: negative sizes, and

@@ -198,7 +198,7 @@ def sc_slice_overflows(t, dim, start, end, step):
                (first, t.storage_offset() + first, end - start + step - 1, stride * step))
 
 
-def sc_split_arithmetic_overflows(op, t, a, b, c=0, d=0):
+def sc_index_arithmetic_overflows(op, t, a, b, c=0, d=0):
     """Case 7: split(a, dim=b) or chunk(a, dim=b) whose index arithmetic, or
     that of a piece's slice, overflows int64 once PyTorch's argument checks
     pass; slice(dim=a, start=b, end=c, step=d) and narrow(dim=a, start=b,
@@ -263,14 +263,14 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     # meta tensor splits into millions of tensors in PyTorch, which has none).
     if op in ("split", "chunk", "unbind") and ts and sc_split_count(op, ts[0], a, b) > SC_MAX_SPLIT_RESULTS:
         return "case 1: a split, chunk or unbind past storcheck's limit on results (impl/ops.h)"
-    if ts and ts[0].layout == torch.strided and sc_split_arithmetic_overflows(op, ts[0], a, b, c, d):
+    if ts and ts[0].layout == torch.strided and sc_index_arithmetic_overflows(op, ts[0], a, b, c, d):
         return "case 7: a split, chunk, slice or narrow whose index arithmetic overflows int64"
     # Case 1 on meta inputs too: a resize_ whose storage size, (numel +
     # offset) * itemsize, overflows int64 even for 0 elements (a is the new
     # numel): PyTorch sets the new sizes before it raises, where the other
     # backends check first and leave them unchanged (S10).
     if op == "resize_" and ts and a >= 0 and \
-            (a + ts[0].storage_offset()) * ts[0].element_size() > 2**63 - 1:
+            (a + ts[0].storage_offset()) * ts[0].element_size() > SC_INT64_MAX:
         return "case 1: a resize_ whose storage size overflows int64 (S10)"
     # Case 1 on meta inputs too: transpose_ to sizes whose numel, an unsigned
     # product, overflows before a size-0 dim; PyTorch sets them, then raises

@@ -744,17 +744,14 @@ class TorchBackend final : public Backend {
   /// (found by views_fuzzer). Without a size-0 dim the bounds check raises
   /// first, before anything is set.
   static Error check_inplace_numel(std::string_view op, at::IntArrayRef sizes) {
-    uint64_t n = 1;
-    bool overflow = false;
-    for (int64_t x : sizes) overflow |= __builtin_mul_overflow(n, static_cast<uint64_t>(x), &n);
-    if (!overflow && n <= static_cast<uint64_t>(INT64_MAX)) return ok();
+    if (safe_numel_ok(IntSpan(sizes.data(), static_cast<int>(sizes.size())))) return ok();
     return error(ErrorKind::kStorageSizeOverflow,
                  std::string(op) + ": numel: integer multiplication overflow for sizes " +
                      list_str(sizes) +
                      " (checked before LibTorch, which would set them first: S10)");
   }
-  /// The sizes transpose_(dim0, dim1) gives `t`, or none when LibTorch's
-  /// own dim check raises first.
+  /// The sizes transpose_(dim0, dim1) gives `t`; its sizes unchanged when
+  /// LibTorch's own dim check raises first.
   static std::vector<int64_t> transposed_sizes(const at::Tensor& t, int64_t d0, int64_t d1) {
     const int64_t rank = t.dim();
     std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end());
@@ -870,13 +867,8 @@ class TorchBackend final : public Backend {
     if (!slice_arithmetic_overflows(size, t.stride(dim), t.storage_offset(), start, end, step))
       return ok();
     return error(ErrorKind::kUndefinedBehavior,
-                 std::string(s.info().name) +
-                     ": not executed: undefined: LibTorch's slice of a dim of size " +
-                     std::to_string(size) + " and stride " + std::to_string(t.stride(dim)) +
-                     " at offset " + std::to_string(t.storage_offset()) + " from " +
-                     std::to_string(start) + " to " + std::to_string(end) + " by " +
-                     std::to_string(step) +
-                     " overflows int64 in its offset, size or stride arithmetic (S8)");
+                 slice_arithmetic_message(s.info().name, size, t.stride(dim), t.storage_offset(),
+                                          start, end, step));
   }
 
   /// Case 5) for expand: a size < -1 anywhere, or -1 in a new leading dim
@@ -1183,12 +1175,10 @@ Error TorchBackend::run_resize(const Step& s) {
   // offset of 2^62 overflows f32 for [2,1,0]; found by views_fuzzer), and
   // here, before LibTorch runs: LibTorch sets the new sizes before it
   // raises, where S10 wants them unchanged.
-  uint64_t unumel = 1;
-  bool overflow = false;
-  for (int64_t x : sizes)
-    overflow |= __builtin_mul_overflow(unumel, static_cast<uint64_t>(x), &unumel);
-  if (overflow || unumel > static_cast<uint64_t>(INT64_MAX))
+  if (!safe_numel_ok(IntSpan(sizes.data(), static_cast<int>(sizes.size()))))
     return error(ErrorKind::kStorageSizeOverflow, "numel: integer multiplication overflow");
+  uint64_t unumel = 1;  // no uint64 overflow and at most INT64_MAX: checked above
+  for (int64_t x : sizes) unumel *= static_cast<uint64_t>(x);
   const int64_t numel = static_cast<int64_t>(unumel);
   int64_t bytes = 0;
   int64_t extent = 0;

@@ -6,10 +6,11 @@
 #   reference charged both to a scratch budget whose total was one
 #   tensor's limit (1 MiB), so t2's values were unobservable where the
 #   LibTorch backend, which checks the dense form's own bytes against that
-#   limit, read them. The reference now applies the same rule, and its
-#   to_dense charges the result's bytes once (the copy replaces the buffer
-#   already charged), as the LibTorch backend does, so a to_dense step near
-#   the program's total no longer fails in the reference alone (t3).
+#   limit, read them. The reference's to_dense now charges the result's
+#   bytes once (the copy replaces the buffer already charged), as the
+#   LibTorch backend does, so the dense form's own bytes decide, and a
+#   to_dense step near the program's total no longer fails in the
+#   reference alone (t3).
 # found: 2026-12-01 by fake_fuzzer (10-minute run from the seeds,
 #   -seed=303), minimized 51 -> 4 steps by `storcheck minimize`.
 t0 = arange [3] f32
