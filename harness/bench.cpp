@@ -154,32 +154,14 @@ Pass runs_pass(Runner* runner, const std::vector<Program>* programs) {
   };
 }
 
-/// A pass: every program through one backend's run_step alone, without
-/// the runner, observations or comparison: what the backend's execution
-/// costs. Steps follow Note [Step outcome rules] (oracles/runner.h): one
-/// reading an unbound variable is skipped, a failed step leaves its output
-/// unbound, a refusal ends the program.
+/// A pass: every program through one backend's run_step alone
+/// (execute_alone): what the backend's execution costs.
 Pass execution_pass(Backend* backend, const std::vector<Program>* programs) {
   return [backend, programs] {
     Measure m;
     m.programs = static_cast<int64_t>(programs->size());
-    std::vector<char> bound;
     Clock::time_point t0 = Clock::now();
-    for (const Program& p : *programs) {
-      backend->begin(p, Limits{});
-      bound.assign(static_cast<size_t>(p.num_vars()), 0);
-      for (const Step& step : p.steps) {
-        bool skip = false;
-        for (int a = 0; a < step.nargs; ++a)
-          if (step.args[a].kind == ArgKind::kVar && !bound[step.args[a].var]) skip = true;
-        if (skip) continue;
-        ++m.steps_run;
-        const bool failed = backend->run_step(step).kind != ErrorKind::kNone;
-        if (!backend->take_refusal().empty()) break;
-        if (step.out != kNoVar) bound[step.out] = failed ? 0 : 1;
-        if (step.op == OpId::kDrop) bound[step.args[0].var] = 0;
-      }
-    }
+    for (const Program& p : *programs) m.steps_run += execute_alone(backend, p);
     m.seconds = seconds_since(t0);
     return m;
   };
@@ -424,6 +406,28 @@ void print_json(const BenchReport& r, std::ostream& out) {
 }
 
 }  // namespace
+
+std::vector<Program> bench_programs(uint64_t seed, int64_t n, int steps) {
+  return pregenerate(bench_config(steps, 64), seed, n);
+}
+
+int64_t execute_alone(Backend* backend, const Program& p) {
+  int64_t steps_run = 0;
+  backend->begin(p, Limits{});
+  std::vector<char> bound(static_cast<size_t>(p.num_vars()), 0);
+  for (const Step& step : p.steps) {
+    bool skip = false;
+    for (int a = 0; a < step.nargs; ++a)
+      if (step.args[a].kind == ArgKind::kVar && !bound[step.args[a].var]) skip = true;
+    if (skip) continue;
+    ++steps_run;
+    const bool failed = backend->run_step(step).kind != ErrorKind::kNone;
+    if (!backend->take_refusal().empty()) break;
+    if (step.out != kNoVar) bound[step.out] = failed ? 0 : 1;
+    if (step.op == OpId::kDrop) bound[step.args[0].var] = 0;
+  }
+  return steps_run;
+}
 
 int run_bench(const BenchOptions& opt, std::ostream& out, std::ostream& err) {
   if (opt.programs < 1 || opt.steps < 1 || opt.steps > 4096) {

@@ -26,6 +26,9 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <vector>
+
+#include "program/ir.h"
 
 namespace storcheck {
 
@@ -38,6 +41,19 @@ struct BenchOptions {
   int steps = 16;           ///< steps per program in the four modes
   bool json = false;        ///< one JSON object instead of the table
 };
+
+class Backend;
+
+/// `n` programs of exactly `steps` steps (max_numel 64 otherwise the default
+/// GenConfig), drawn as the invariant above says.
+std::vector<Program> bench_programs(uint64_t seed, int64_t n, int steps);
+
+/// Runs `p` through `backend`'s begin and run_step alone, without a runner,
+/// observation or comparison, following Note [Step outcome rules]
+/// (oracles/runner.h): a step reading an unbound variable is skipped, a
+/// failed step leaves its output unbound, a refusal ends the program.
+/// Returns the number of steps run.
+int64_t execute_alone(Backend* backend, const Program& p);
 
 /// Runs the benchmark and prints the table (or JSON) to `out`. Returns 0, or
 /// 2 with an "Incorrect usage:" line on `err` when programs < 1 or steps is

@@ -1,0 +1,73 @@
+// Whole programs per backend (Google Benchmark): 1,000 pre-generated 16-step
+// programs (seed 1, as `storcheck bench` draws them) per iteration, through
+// a Runner over one backend (run, observe after every step) or through the
+// backend's run_step alone. These are the rows of `storcheck bench`'s mode
+// table that a profiler wants alone in a process:
+//
+//   perf record -g build/storcheck_bench --benchmark_filter='programs/16steps/reference$'
+//
+// Items per second are programs per second.
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/bench.h"
+#include "oracles/backend.h"
+#include "oracles/runner.h"
+
+namespace storcheck {
+namespace {
+
+constexpr int64_t kPrograms = 1000;
+
+const std::vector<Program>& programs() {
+  static const std::vector<Program> set = bench_programs(1, kPrograms, 16);
+  return set;
+}
+
+std::unique_ptr<Backend> make(bool torch) {
+  return torch ? make_torch_cpu_backend() : make_reference_backend();
+}
+
+void bm_runner(benchmark::State& state, bool torch) {
+  std::unique_ptr<Backend> b = make(torch);
+  if (!b) {
+    state.SkipWithError("built without LibTorch");
+    return;
+  }
+  Runner runner({b.get()}, Limits{});
+  const std::vector<Program>& set = programs();
+  for (auto _ : state)
+    for (const Program& p : set) benchmark::DoNotOptimize(runner.run(p).steps_run);
+  state.SetItemsProcessed(state.iterations() * kPrograms);
+}
+
+/// run_step alone (execute_alone, harness/bench.h).
+void bm_execution(benchmark::State& state, bool torch) {
+  std::unique_ptr<Backend> b = make(torch);
+  if (!b) {
+    state.SkipWithError("built without LibTorch");
+    return;
+  }
+  const std::vector<Program>& set = programs();
+  for (auto _ : state)
+    for (const Program& p : set) benchmark::DoNotOptimize(execute_alone(b.get(), p));
+  state.SetItemsProcessed(state.iterations() * kPrograms);
+}
+
+const bool registered = [] {
+  for (bool torch : {false, true}) {
+    const std::string b = torch ? "torch_cpu" : "reference";
+    benchmark::RegisterBenchmark(("programs/16steps/" + b).c_str(), bm_runner, torch)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("programs/16steps/" + b + "/execution").c_str(), bm_execution,
+                                 torch)
+        ->Unit(benchmark::kMillisecond);
+  }
+  return true;
+}();
+
+}  // namespace
+}  // namespace storcheck
