@@ -741,8 +741,8 @@ StepHook make_all_invariants_hook(const Backend* reference) {
                         Invariant::kFakeEmptiedZeroBytes, Invariant::kFakeSweepFrees,
                         Invariant::kFakeUnsupportedTyped, Invariant::kSparseFakeMetadata})
     hooks.push_back(make_invariant_hook(inv, reference));
-  return [hooks](const Program& p, size_t k, const Observation& before, const Observation& after,
-                 std::string* why) mutable {
+  return [hooks = std::move(hooks)](const Program& p, size_t k, const Observation& before,
+                                    const Observation& after, std::string* why) mutable {
     for (StepHook& h : hooks)
       if (!h(p, k, before, after, why)) return false;
     return true;

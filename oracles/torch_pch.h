@@ -5,9 +5,11 @@
 
 #include <ATen/ATen.h>
 #include <ATen/InferSize.h>
+#include <ATen/Parallel.h>
+#include <ATen/SparseCsrTensorUtils.h>
+#include <ATen/SparseTensorUtils.h>
 #include <ATen/TensorUtils.h>
 #include <ATen/core/grad_mode.h>
-#include <ATen/Parallel.h>
 #include <ATen/native/Resize.h>
 #include <c10/util/Exception.h>
 #include <c10/util/Logging.h>
