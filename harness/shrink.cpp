@@ -26,6 +26,8 @@ Program remove_step(const Program& p, size_t index) {
 Program renumber(const Program& p) {
   std::vector<VarId> map(static_cast<size_t>(p.num_vars()), kNoVar);
   Program out;
+  out.steps.reserve(p.steps.size());
+  out.var_names.reserve(p.var_names.size());
   for (const Step& s : p.steps) {
     Step t = s;
     for (int a = 0; a < t.nargs; ++a)

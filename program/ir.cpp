@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <unordered_map>
 
 namespace storcheck {
 
@@ -29,13 +30,16 @@ const OpInfo& op_info(OpId op) { return kOpTable[static_cast<int>(op)]; }
 const std::array<OpInfo, kNumOps>& op_table() { return kOpTable; }
 
 bool find_op(std::string_view name, OpId* out) {
-  for (const OpInfo& info : kOpTable) {
-    if (info.name == name) {
-      *out = info.id;
-      return true;
-    }
-  }
-  return false;
+  // A hash lookup: the parser runs for every fuzz input (issue 6).
+  static const std::unordered_map<std::string_view, OpId> kByName = [] {
+    std::unordered_map<std::string_view, OpId> m;
+    for (const OpInfo& info : kOpTable) m.emplace(info.name, info.id);
+    return m;
+  }();
+  auto it = kByName.find(name);
+  if (it == kByName.end()) return false;
+  *out = it->second;
+  return true;
 }
 
 std::string_view dtype_token(DTypeArg d) { return kDTypeTokens[static_cast<int>(d)]; }

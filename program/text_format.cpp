@@ -250,6 +250,7 @@ class Parser {
     // (growing the vector was a tenth of a fuzz target's time under ASan).
     const int64_t lines = std::count(text_.begin(), text_.end(), '\n') + 1;
     r.program.steps.reserve(static_cast<size_t>(std::min(lines, limits_.max_steps)));
+    r.program.var_names.reserve(static_cast<size_t>(std::min(lines, limits_.max_vars)));
     size_t pos = 0;
     int64_t line_no = 0;
     while (pos < text_.size()) {
@@ -378,7 +379,7 @@ class Parser {
       }
     }
     if (!out_name.empty()) {
-      auto it = names_.find(std::string(out_name));
+      auto it = names_.find(out_name);
       if (it != names_.end()) {
         *err = "variable " + quoted(out_name) + " is already defined; each name is assigned once";
         return false;
@@ -388,7 +389,7 @@ class Parser {
         return false;
       }
       step.out = p->new_var(std::string(out_name));
-      names_.emplace(std::string(out_name), step.out);
+      names_.emplace(out_name, step.out);
     }
     if (!checker_.check(*p, step, line_no, err)) return false;
     p->steps.push_back(step);
@@ -398,7 +399,7 @@ class Parser {
   bool parse_arg(std::string_view tok, char kind, const Program* p, Arg* a, std::string* err) {
     switch (kind) {
       case 'v': {
-        auto it = names_.find(std::string(tok));
+        auto it = names_.find(tok);
         if (it == names_.end()) {
           *err = "undefined variable " + quoted(tok) + " (define it with 'NAME = op ...' before use)";
           return false;
@@ -510,7 +511,9 @@ class Parser {
   std::string_view text_;
   const Limits& limits_;
   StepChecker checker_;
-  std::unordered_map<std::string, VarId> names_;
+  /// Keys are views into text_, which outlives the parser: no string per
+  /// lookup (the fuzz targets parse every input, issue 6).
+  std::unordered_map<std::string_view, VarId> names_;
 };
 
 }  // namespace

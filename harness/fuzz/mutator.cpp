@@ -296,8 +296,10 @@ int find_mutator(std::string_view name) {
 bool repair_program(Program* p, const Limits& limits, std::mt19937_64& rng) {
   Program out;
   out.var_names = p->var_names;
+  out.steps.reserve(p->steps.size());
   std::vector<char> defined(out.var_names.size(), 0);
   std::vector<VarId> live;
+  live.reserve(out.var_names.size());
   auto is_live = [&](VarId v) { return std::find(live.begin(), live.end(), v) != live.end(); };
   for (Step s : p->steps) {
     bool keep = true;
