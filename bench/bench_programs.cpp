@@ -1,14 +1,16 @@
 // Whole programs per backend (Google Benchmark): 1,000 pre-generated 16-step
 // programs (seed 1, as `storcheck bench` draws them) per iteration, through
 // a Runner over one backend (run, observe after every step) or through the
-// backend's run_step alone. These are the rows of `storcheck bench`'s mode
-// table that a profiler wants alone in a process:
+// backend's run_step alone; and the full check over 16,000 steps of 16- and
+// of 256-step programs (the length-scaling target). These are rows of
+// `storcheck bench` that a profiler wants alone in a process:
 //
 //   perf record -g build/storcheck_bench --benchmark_filter='programs/16steps/reference$'
 //
 // Items per second are programs per second.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,6 +59,22 @@ void bm_execution(benchmark::State& state, bool torch) {
   state.SetItemsProcessed(state.iterations() * kPrograms);
 }
 
+/// The full check (both backends, compared after every step) over 16,000
+/// steps of `steps`-step programs: the scaling rows of `storcheck bench`.
+void bm_full(benchmark::State& state, int steps) {
+  std::unique_ptr<Backend> ref = make(false), torch = make(true);
+  if (!torch) {
+    state.SkipWithError("built without LibTorch");
+    return;
+  }
+  const int64_t n = std::max<int64_t>(1, 16 * kPrograms / steps);
+  const std::vector<Program> set = bench_programs(1, n, steps);
+  Runner runner({ref.get(), torch.get()}, Limits{});
+  for (auto _ : state)
+    for (const Program& p : set) benchmark::DoNotOptimize(runner.run(p).steps_run);
+  state.SetItemsProcessed(state.iterations() * n);
+}
+
 const bool registered = [] {
   for (bool torch : {false, true}) {
     const std::string b = torch ? "torch_cpu" : "reference";
@@ -66,6 +84,10 @@ const bool registered = [] {
                                  torch)
         ->Unit(benchmark::kMillisecond);
   }
+  for (int steps : {16, 256})
+    benchmark::RegisterBenchmark(("programs/" + std::to_string(steps) + "steps/full").c_str(),
+                                 bm_full, steps)
+        ->Unit(benchmark::kMillisecond);
   return true;
 }();
 

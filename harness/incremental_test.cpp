@@ -190,14 +190,14 @@ class StrayWriter final : public Backend {
   int64_t step_ = 0;
 };
 
-/// The reference against a StrayWriter that fills t0 after step 3.
-RunReport run_with_stray_write(const char* text) {
+/// The reference against a StrayWriter that fills t0 after step `at`.
+RunReport run_with_stray_write(const std::string& text, int64_t at = 3) {
   ParseResult parsed = parse_program(text);
   EXPECT_TRUE(parsed.ok()) << parsed.error.to_string();
   static Program p;  // outlives the backends' use of it
   p = parsed.program;
   auto ref = make_reference_backend();
-  StrayWriter stray(3, /*victim=*/0);
+  StrayWriter stray(at, /*victim=*/0);
   Runner runner({ref.get(), &stray}, Limits{});
   RunReport rep = runner.run(p);
   EXPECT_TRUE(rep.diverged);
@@ -212,6 +212,27 @@ TEST(IncrementalObservation, AChangeOutsideTheListIsCaughtByTheLastFullObservati
   RunReport rep = run_with_stray_write(
       "t0 = zeros [4] f32\nt1 = zeros [4] f32\nadd_ t1 1\nt2 = ones [2] f32\nt3 = t t2\n");
   EXPECT_EQ(rep.divergence.step, 5);
+}
+
+/// `vars` factories t0..t{vars-1}, then add_ on the last one up to `steps` steps.
+std::string factories_then_adds(int vars, int steps) {
+  std::string text;
+  for (int k = 0; k < vars; ++k) text += "t" + std::to_string(k) + " = zeros [2] f32\n";
+  for (int k = vars; k < steps; ++k) text += "add_ t" + std::to_string(vars - 1) + " 1\n";
+  return text;
+}
+
+TEST(IncrementalObservation, AChangeOutsideTheListIsCaughtByThePeriodicFullObservation) {
+  // Four live variables: the period is kFullEvery, 32 run steps.
+  RunReport rep = run_with_stray_write(factories_then_adds(4, 100), 3);
+  EXPECT_EQ(rep.divergence.step, 32);
+}
+
+TEST(IncrementalObservation, ThePeriodIsTheLiveVariablesWhenThereAreMore) {
+  // Full observations at steps 32 and then 32 + 40: forty variables live
+  // from step 40 on, so the stray write after step 40 is reported at 72.
+  RunReport rep = run_with_stray_write(factories_then_adds(40, 100), 40);
+  EXPECT_EQ(rep.divergence.step, 72);
 }
 
 TEST(IncrementalObservation, AChangeInsideTheListIsCaughtAtItsStep) {

@@ -33,9 +33,16 @@ std::string Divergence::to_string(const Program& p) const {
 // ids over it alone. Every variable is observed and compared (a "full"
 // observation) after a step whose set holds a sparse-tainted variable
 // (rule 3), after rehydrate and reshrink while a sparse-tainted variable
-// lives (rule 5), every kFullEvery run steps, and after the last step: a
-// backend that changes what the step cannot is still caught, by the next
-// full observation, at most kFullEvery steps later.
+// lives (rule 5), periodically, and after the last step: a backend that
+// changes what the step cannot is still caught, by the next full
+// observation. The period is kFullEvery (32) run steps, or as many steps as
+// there were live variables at the last observation when that is more, up
+// to kFullEveryMax (256): a full observation costs one observation per live
+// variable, and spread over that many steps it adds a constant per step,
+// where every 32 steps it grew with the program's live variables (a tenth
+// of a 256-step program's time, issue 8). A step's own set is still
+// observed and compared right after it; only a change a backend makes
+// outside it is reported later, at most kFullEveryMax steps after.
 // 3) A sparse tensor's parts share one version counter across their
 //    storages (a write through values() bumps the version of
 //    row_indices()), and their storages are no variable's class (found by
@@ -68,7 +75,7 @@ std::string Divergence::to_string(const Program& p) const {
 // storage or a tensor's geometry in place (categories kInplace,
 // kInplaceView, kStorage), else only the step's new variable; data
 // addresses (COW materialization) are metadata.
-constexpr int64_t kFullEvery = 32;
+constexpr int64_t kFullEvery = 32, kFullEveryMax = 256;
 
 static ObserveScope scope_of(const Step& step) {
   ObserveScope scope;
@@ -182,6 +189,7 @@ void Runner::clear_marks() {
 void Runner::note_classes(const Observation& o, const std::vector<VarId>* vars) {
   auto note = [&](size_t k) {
     const VarObs& v = o.vars[k];
+    if ((live_[k] != 0) != v.live) live_count_ += v.live ? 1 : -1;
     live_[k] = v.live;
     empty_[k] = v.live && v.layout == Layout::kStrided && v.storage_nbytes == 0;
     const int32_t now[kClassKinds] = {v.live ? v.alias_class : -1, v.live ? v.identity_class : -1,
@@ -263,6 +271,8 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
   converted_.clear();
   taint_.assign(nv, 0);
   bool last_full = true;  // nothing observed yet
+  int64_t last_full_at = 0;  // steps_run at the last full observation
+  live_count_ = 0;
   size_t last_run = 0;
   for (size_t k = 0; k < program.steps.size(); ++k) {
     const Step& step = program.steps[k];
@@ -280,7 +290,10 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
     last_run = k;
     // Note [Incremental observation]
     const bool listed = dirty_vars(step);  // always: it also updates the taint (rule 3)
-    const bool full = rep.steps_run % kFullEvery == 0 || !listed;
+    const bool full = rep.steps_run - last_full_at >=
+                          std::min(std::max(kFullEvery, live_count_), kFullEveryMax) ||
+                      !listed;
+    if (full) last_full_at = rep.steps_run;
     const std::vector<VarId>* only = full ? nullptr : &dirty_;
     last_full = full;
     ObserveScope scope = scope_of(step);

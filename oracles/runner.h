@@ -99,6 +99,7 @@ class Runner {
   };
   std::vector<ClassLinks> links_;
   std::vector<uint8_t> live_, mark_;
+  int64_t live_count_ = 0;  ///< live variables at the last observation
   /// Live strided variables whose storage had 0 bytes (rule 5).
   std::vector<uint8_t> empty_;
   std::vector<VarId> marked_, dirty_;
