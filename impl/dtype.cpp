@@ -122,7 +122,7 @@ void store_int(uint8_t* p, DType d, int64_t v) {
 
 void convert_element(uint8_t* dst, DType to, const uint8_t* src, DType from) {
   if (from == to) {
-    std::memcpy(dst, src, itemsize(to));
+    copy_item(dst, src, itemsize(to));
   } else if (is_floating(from)) {
     store_double(dst, to, load_as_double(src, from));
   } else {

@@ -60,6 +60,24 @@ void store_int(uint8_t* p, DType d, int64_t v);
 /// Converts one element from `from` at src to `to` at dst (copy_ semantics).
 void convert_element(uint8_t* dst, DType to, const uint8_t* src, DType from);
 
+/// Copies one element of `itemsize` bytes (1, 4 or 8). A fixed-size copy is
+/// one load and store, where std::memcpy of a run-time size is a call per
+/// element (through ASan's interceptor in the fuzz targets, whose
+/// elementwise loops run it for every element of tensors up to 64 KiB).
+inline void copy_item(uint8_t* dst, const uint8_t* src, int64_t itemsize) {
+  switch (itemsize) {
+    case 8:
+      std::memcpy(dst, src, 8);
+      return;
+    case 4:
+      std::memcpy(dst, src, 4);
+      return;
+    default:
+      *dst = *src;
+      return;  // u8, bool
+  }
+}
+
 enum class BinOp : uint8_t { kAdd, kMul };
 /// r = a (op) b, all of dtype d, in d's arithmetic as PyTorch's kernels
 /// compute it: IEEE for floats, wrapping for integers, or/and for bool. `r`

@@ -1115,7 +1115,7 @@ Status fill_(const Tensor& t, const Scalar& s) {
   store_scalar(sv, t->dtype, s);
   int64_t is = t->geom.itemsize;
   t->storage->mutable_data();  // C3
-  for_each_offset(t->geom, [&](int64_t o) { std::memcpy(elem_w(*t, o), sv, static_cast<size_t>(is)); });
+  for_each_offset(t->geom, [&](int64_t o) { copy_item(elem_w(*t, o), sv, is); });
   ++*t->version;
   return {};
 }
@@ -1218,7 +1218,7 @@ Status copy_(const Tensor& dst, const Tensor& src) {
   size_t k = 0;
   dst->storage->mutable_data();  // C3
   for_each_offset(a, [&](int64_t o) {
-    std::memcpy(elem_w(*dst, o), tmp.data() + k, static_cast<size_t>(a.itemsize));
+    copy_item(elem_w(*dst, o), tmp.data() + k, a.itemsize);
     k += static_cast<size_t>(a.itemsize);
   });
   ++*dst->version;

@@ -65,15 +65,12 @@ std::shared_ptr<Storage> Storage::make_meta(int64_t nbytes) {
 // Case 3) COW as the last sharer: keep the block and its address, no copy;
 //         the storage stops being COW (C4).
 // In every case identity, nbytes, and the tensors' metadata are unchanged (C5).
-uint8_t* Storage::mutable_data() {
-  if (cow_) {
-    if (block_ && (block_.use_count() > 1 || fault_active(Fault::kLastSharerCopies))) {  // Case 2)
-      block_ = new_block(nbytes_, block_->bytes.get(), nbytes_);
-      ++g_cow_copies;
-    }
-    cow_ = false;  // Case 3) and the end of Case 2)
+void Storage::materialize() {
+  if (block_ && (block_.use_count() > 1 || fault_active(Fault::kLastSharerCopies))) {  // Case 2)
+    block_ = new_block(nbytes_, block_->bytes.get(), nbytes_);
+    ++g_cow_copies;
   }
-  return block_ ? block_->bytes.get() : nullptr;
+  cow_ = false;  // Case 3) and the end of Case 2)
 }
 
 void Storage::resize(int64_t nbytes) {

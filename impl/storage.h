@@ -64,7 +64,11 @@ class Storage {
   /// The bytes, for reading: never materializes (C3).
   const uint8_t* read_data() const { return block_ ? block_->bytes.get() : nullptr; }
   /// The bytes, for writing: materializes a COW storage first (C3, C4).
-  uint8_t* mutable_data();
+  /// Inline: elementwise loops call it per element.
+  uint8_t* mutable_data() {
+    if (cow_) materialize();
+    return block_ ? block_->bytes.get() : nullptr;
+  }
   bool resizable() const { return resizable_; }
   void set_resizable(bool r) { resizable_ = r; }
   DeviceType device() const { return device_; }
@@ -86,6 +90,10 @@ class Storage {
   std::shared_ptr<Storage> lazy_clone();
 
  private:
+  /// mutable_data() of a COW storage: copies the block when others share it
+  /// (C4), and the storage stops being COW.
+  void materialize();
+
   int64_t id_;
   int64_t nbytes_;
   std::shared_ptr<DataBlock> block_;  ///< null when nbytes_ == 0
