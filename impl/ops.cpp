@@ -312,12 +312,12 @@ Status infer_size(IntSpan shape, int64_t numel, int64_t* out) {
 
 /// Copies src's elements into fresh tensor `out` (same sizes), converting.
 void copy_elements(const TensorImpl& src, const TensorImpl& out) {
-  std::vector<int64_t> offs;
-  offs.reserve(static_cast<size_t>(src.numel()));
-  for_each_offset(src.geom, [&](int64_t o) { offs.push_back(o); });
-  size_t k = 0;
-  for_each_offset(out.geom, [&](int64_t o) {
-    convert_element(elem_w(out, o), out.dtype, elem_r(src, offs[k++]), src.dtype);
+  SC_ASSERT(src.rank() == out.rank() &&
+                std::equal(src.geom.sizes.begin(), src.geom.sizes.begin() + src.rank(),
+                           out.geom.sizes.begin()),
+            "copy_elements into another shape");
+  for_each_offset2(src.geom, out.geom, [&](int64_t si, int64_t oi) {
+    convert_element(elem_w(out, oi), out.dtype, elem_r(src, si), src.dtype);
   });
 }
 
@@ -462,14 +462,10 @@ Result<Tensor> scalar_outplace(Context& ctx, const Tensor& t, const Scalar& s, B
   const TensorImpl& o = *out.value();
   uint8_t sv[8];
   store_scalar(sv, r, s);
-  std::vector<int64_t> offs;
-  offs.reserve(static_cast<size_t>(t->numel()));
-  for_each_offset(t->geom, [&](int64_t off) { offs.push_back(off); });
-  size_t k = 0;
-  for_each_offset(o.geom, [&](int64_t off) {
+  for_each_offset2(t->geom, o.geom, [&](int64_t ti, int64_t oi) {
     uint8_t a[8];
-    convert_element(a, r, elem_r(*t, offs[k++]), t->dtype);
-    binop(elem_w(o, off), a, sv, r, op);
+    convert_element(a, r, elem_r(*t, ti), t->dtype);
+    binop(elem_w(o, oi), a, sv, r, op);
   });
   return out;
 }
