@@ -352,6 +352,25 @@ Result<SparseTensor> dense_to_compressed(Context& ctx, const Tensor& t, SparseLa
     return err(ErrorKind::kStorageSizeOverflow,
                std::string(op) + ": the compressed indices of sizes " + ints(sizes) +
                    " overflow int64 bytes");
+  // Note [The plain index of an empty input]
+  // For a 0-element input 1.13 allocates an int64 index of the plain dim's
+  // positions (the block columns for CSR/BSR, the block rows for CSC/BSC)
+  // whatever the input holds, and frees it: a [0, 2^62] input asks for 2^61
+  // * 8 bytes (a storage size overflow), a [1, 0, 2^40] one for 4 TiB
+  // (found by fake_fuzzer, where the reference made no such index). Both
+  // backends check it as a transient allocation, before the compressed
+  // indices. (Inputs with elements have at most numel positions.)
+  if (no_elements && !t->is_meta()) {
+    const int64_t plain = by_row ? grid_cols : rows / bs[0];
+    int64_t plain_bytes = 0;
+    if (__builtin_mul_overflow(plain, int64_t{8}, &plain_bytes))
+      return err(ErrorKind::kStorageSizeOverflow, std::string(op) + ": an int64 index of " +
+                                                      to_string(plain) +
+                                                      " plain positions overflows int64 bytes");
+    Status charged = ctx.budget.charge(plain_bytes, op);
+    if (!charged.ok()) return charged.error();
+    ctx.budget.used -= plain_bytes;  // freed within the step
+  }
   comp_sizes.push_back(comp_len);
   plain_sizes.push_back(nnz);
   value_sizes.push_back(nnz);

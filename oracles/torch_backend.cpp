@@ -720,6 +720,14 @@ class TorchBackend final : public Backend {
                                                         ": the compressed indices of sizes [" +
                                                         sizes + "] overflow int64 bytes");
     }
+    // Note [The plain index of an empty input] (impl/sparse.cpp).
+    const int64_t plain = by_row ? cols / b1 : rows / b0;
+    int64_t plain_bytes = 0;
+    if (__builtin_mul_overflow(plain, int64_t{8}, &plain_bytes))
+      return error(ErrorKind::kStorageSizeOverflow, std::string(op) + ": an int64 index of " +
+                                                        std::to_string(plain) +
+                                                        " plain positions overflows int64 bytes");
+    if (Error e = check_alloc(op, plain_bytes); e.kind != ErrorKind::kNone) return e;
     return check_allocs(op, {bytes});
   }
 
@@ -1172,9 +1180,12 @@ Error TorchBackend::run_flatten(const Step& s) {
   }
   at::DimVector shape;
   for (int64_t d = 0; d < start; ++d) shape.push_back(t.size(d));
-  int64_t prod = 1;
-  for (int64_t d = start; d <= end; ++d) prod *= t.size(d);
-  shape.push_back(prod);
+  // The product modulo 2^64, as LibTorch's compiled flatten and the
+  // reference (wrap_mul) take it: a 0-element tensor may hold sizes whose
+  // product overflows int64 (found by views_fuzzer under UBSan).
+  uint64_t prod = 1;
+  for (int64_t d = start; d <= end; ++d) prod *= static_cast<uint64_t>(t.size(d));
+  shape.push_back(static_cast<int64_t>(prod));
   for (int64_t d = end + 1; d < rank; ++d) shape.push_back(t.size(d));
   if (at::detail::computeStride(t.sizes(), t.strides(), shape).has_value()) {
     bind(s, t.flatten(s.args[1].i, s.args[2].i));
