@@ -117,33 +117,12 @@ void read_observed_elements(const uint8_t* base, const Geometry& g, std::vector<
 /// input whole, Note [Elements a step reads] in impl/ops.h).
 void read_row_major_elements(const uint8_t* base, const Geometry& g, std::vector<uint8_t>* out);
 
-/// Calls fn(element_offset) for each element in row-major logical order.
-template <typename Fn>
-void for_each_offset(const Geometry& g, Fn&& fn) {
-  std::array<int64_t, kGeometryMaxDims> idx{};
-  for (int d = 0; d < g.rank; ++d)
-    if (g.sizes[d] == 0) return;
-  int64_t off = g.offset;
-  while (true) {
-    fn(off);
-    int d = g.rank - 1;
-    for (; d >= 0; --d) {
-      if (++idx[d] < g.sizes[d]) {
-        off += g.strides[d];
-        break;
-      }
-      off -= g.strides[d] * (g.sizes[d] - 1);
-      idx[d] = 0;
-    }
-    if (d < 0) return;
-  }
-}
-
 /// Calls fn(offset_in_a, offset_in_b) for each element of two geometries of
-/// the same rank and sizes, in row-major logical order: for_each_offset over
-/// both at once. Elementwise ops that read one tensor and write another of
-/// its shape used to list the first's offsets in a vector of numel entries
-/// (a 128 KiB allocation per op for the fuzz targets' largest tensors).
+/// the same rank and sizes, in row-major logical order (a's sizes are
+/// walked). Elementwise ops that read one tensor and write another of its
+/// shape walk both at once: listing the first's offsets in a vector of numel
+/// entries was a 128 KiB allocation per op for the fuzz targets' largest
+/// tensors.
 template <typename Fn>
 void for_each_offset2(const Geometry& a, const Geometry& b, Fn&& fn) {
   std::array<int64_t, kGeometryMaxDims> idx{};
@@ -165,6 +144,12 @@ void for_each_offset2(const Geometry& a, const Geometry& b, Fn&& fn) {
     }
     if (d < 0) return;
   }
+}
+
+/// Calls fn(element_offset) for each element in row-major logical order.
+template <typename Fn>
+void for_each_offset(const Geometry& g, Fn&& fn) {
+  for_each_offset2(g, g, [&](int64_t off, int64_t) { fn(off); });
 }
 
 }  // namespace storcheck

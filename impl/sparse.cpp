@@ -358,8 +358,9 @@ Result<SparseTensor> dense_to_compressed(Context& ctx, const Tensor& t, SparseLa
   // whatever the input holds, and frees it: a [0, 2^62] input asks for 2^61
   // * 8 bytes (a storage size overflow), a [1, 0, 2^40] one for 4 TiB
   // (found by fake_fuzzer, where the reference made no such index). Both
-  // backends check it as a transient allocation, before the compressed
-  // indices. (Inputs with elements have at most numel positions.)
+  // backends check it as a transient allocation, after the compressed
+  // indices' length check and before their allocation. Inputs with elements
+  // are not checked: their plain positions are at most numel.
   if (no_elements && !t->is_meta()) {
     const int64_t plain = by_row ? grid_cols : rows / bs[0];
     int64_t plain_bytes = 0;

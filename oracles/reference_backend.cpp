@@ -357,7 +357,6 @@ class ReferenceBackend final : public Backend {
     return check_sparse_indices(op, s);
   }
 
-  /// Note [Observing a sparse variable].
   /// A real sparse tensor's values: to_dense()'s, read outside the
   /// program's budget; an undersized part (S8) or a dense form beyond one
   /// tensor's limit has none.
@@ -411,6 +410,7 @@ class ReferenceBackend final : public Backend {
     }
   }
 
+  /// Note [Observing a sparse variable].
   void observe_sparse(size_t k, bool refresh, VarObs* v) {
     v->live = true;
     const int32_t self = static_cast<int32_t>(k);
