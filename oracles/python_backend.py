@@ -231,8 +231,9 @@ def sc_index_arithmetic_overflows(op, t, a, b, c=0, d=0):
 
 
 def sc_compressed_index_bytes(by_row, blocked):
-    """Bytes of the compressed indices of a 0-element input converted to a
-    compressed layout, None when the reference's argument checks refuse it
+    """Bytes of the largest index (the compressed indices, or the plain index
+    of Note [The plain index of an empty input]) that converting a 0-element
+    input to a compressed layout allocates, None when the reference's argument checks refuse it
     first or the input has elements (then check_step_reads bounds them)."""
     def count(t, bs):
         if t.numel() != 0 or t.dim() < 2:
@@ -246,7 +247,11 @@ def sc_compressed_index_bytes(by_row, blocked):
         entries = (rows // b0 if by_row else cols // b1) + 1
         for d in t.shape[:-2]:
             entries *= d
-        return entries * 8
+        # Note [The plain index of an empty input] (impl/sparse.cpp): 1.13
+        # also allocates an int64 index of the plain dim's positions, freed
+        # within the step; the other backends refuse it past the limits too.
+        plain = 0 if t.is_meta else (cols // b1 if by_row else rows // b0)
+        return max(entries, plain) * 8
     return count
 
 
@@ -312,7 +317,7 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     if op in SC_COMPRESSED_INDEX_BYTES and ts and ts[0].layout == torch.strided:
         ib = SC_COMPRESSED_INDEX_BYTES[op](ts[0], (a, b))
         if ib is not None and ib > RUN.max_tensor:
-            return "case 1: compressed indices at or past storcheck's resource limits (program/limits.h)"
+            return "case 1: a compressed layout's indices at or past storcheck's resource limits (program/limits.h)"
     est = alloc
     if op in SC_RESHAPING and ts:
         est = max(est, ts[0].numel() * (out_itemsize or ts[0].element_size()))

@@ -230,6 +230,21 @@ TEST(PytorchBackend, InplaceViewWithOverflowingNumelIsRefused) {
       "step 2 (as_strided_ t0 [9223372036854775807,3,0] [3,1,3] 0): pytorch refused: case 1");
 }
 
+// Case 1: converting a 0-element input to a compressed layout allocates an
+// int64 index of the plain dim's positions in 1.13 (Note [The plain index of
+// an empty input], impl/sparse.cpp): past the limits it is refused, as the
+// other backends raise resource_limit for it.
+TEST(PytorchBackend, PlainIndexOfEmptyInputPastLimitsIsRefused) {
+  SKIP_WITHOUT_PYTORCH();
+  expect_near_miss_runs_and_refuses(
+      "t0 = full [1,0,65536] 2 f32\nt1 = to_sparse_bsr t0 [1,2]\n",
+      "t0 = full [1,0,1048576] 2 f32\nt1 = to_sparse_bsr t0 [1,2]\n",
+      "step 2 (t1 = to_sparse_bsr t0 [1,2]): pytorch refused: case 1");
+  expect_near_miss_runs_and_refuses("t0 = full [65536,0] 2 f32\nt1 = to_sparse_csc t0\n",
+                                    "t0 = full [1048576,0] 2 f32\nt1 = to_sparse_csc t0\n",
+                                    "step 2 (t1 = to_sparse_csc t0): pytorch refused: case 1");
+}
+
 // F4: PyTorch 1.13's FakeTensorConverter takes a meta tensor and fails on
 // an assert (AssertionError, kOther) where the reference raises the typed
 // unsupported_fake_tensor.
