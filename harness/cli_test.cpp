@@ -1,5 +1,7 @@
 // The storcheck CLI: usage errors, malformed programs and the end-to-end
 // proof that the pipeline finds a planted bug.
+#include "harness/cli.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -11,9 +13,9 @@
 #include <sstream>
 #include <string>
 
-#include "harness/cli.h"
 #include "harness/gate.h"
 #include "harness/properties.h"
+#include "harness/test_support.h"
 #include "impl/fault.h"
 #include "program/text_format.h"
 
@@ -30,11 +32,6 @@ Outcome cli(std::vector<const char*> args, const char* rc_params = nullptr) {
   std::ostringstream out, err;
   int code = storcheck_main(static_cast<int>(args.size()), args.data(), rc_params, out, err);
   return {code, out.str(), err.str()};
-}
-
-std::string temp_dir() {
-  char tmpl[] = "/tmp/storcheck-test-XXXXXX";
-  return ::mkdtemp(tmpl);
 }
 
 std::string write(const std::string& dir, const std::string& name, const std::string& text) {
@@ -95,7 +92,8 @@ TEST(Cli, CheckHonoursRcParamsMaxSuccessAndSeed) {
 }
 
 TEST(Cli, ReproOfMalformedProgramsExitsTwoNamingLineAndValue) {
-  std::string dir = temp_dir();
+  TempDir tmp;
+  const std::string& dir = tmp.path();
   struct Case {
     std::string text;
     std::string expect;
@@ -152,7 +150,8 @@ TEST(Cli, ReproducerTextParsesBackToTheCounterexample) {
 }
 
 TEST(Cli, WriteFileAtomicLeavesNoTemporaryBehind) {
-  std::string dir = temp_dir();
+  TempDir tmp;
+  const std::string& dir = tmp.path();
   std::string e;
   std::string path = write_file_atomic(dir, "a.sc", "hello\n", &e);
   ASSERT_EQ(path, dir + "/a.sc") << e;
@@ -187,7 +186,8 @@ Outcome run_binary(const std::string& args) {
 // backend restores zeros, the forked child shows the crash as a finding.
 TEST(EagerUnsafe, ReproShowsLibTorchCrashingWhereTheReferenceRestores) {
   if (!BackendSet::make().torch_cpu) GTEST_SKIP() << "built without LibTorch";
-  std::string dir = temp_dir();
+  TempDir tmp;
+  const std::string& dir = tmp.path();
   std::string path = write(dir, "emptied-clone.sc",
                            "t0 = ones [64,64] f32\nshrink t0\nt1 = clone t0\n");
   Outcome plain = run_binary("repro " + path);
@@ -214,8 +214,10 @@ TEST_P(PlantedFault, GateFailsWithSmallReproducerThatReproReplays) {
   if (!fault_injection_available()) GTEST_SKIP() << "build without fault injection";
   if (!BackendSet::make().torch_cpu) GTEST_SKIP() << "built without LibTorch: nothing to compare";
   const std::string fault = GetParam().fault;
-  std::string dir = temp_dir();
-  std::string corpus = temp_dir();  // no regressions: properties only
+  TempDir tmp;
+  const std::string& dir = tmp.path();
+  TempDir corpus_tmp;  // no regressions: properties only
+  const std::string& corpus = corpus_tmp.path();
   Outcome g = run_binary("gate --plant-fault " + fault + " --budget 120 --programs 3000 "
                          "--findings-dir " + dir + " --corpus " + corpus);
   ASSERT_EQ(g.code, 1) << g.out;

@@ -3,9 +3,9 @@
 // and the corpus untouched; the next gate names the saved program.
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,15 +18,11 @@
 #include <vector>
 
 #include "harness/gate.h"
+#include "harness/test_support.h"
 #include "program/text_format.h"
 
 namespace storcheck {
 namespace {
-
-std::string temp_dir() {
-  char tmpl[] = "/tmp/storcheck-crash-XXXXXX";
-  return ::mkdtemp(tmpl);
-}
 
 std::vector<std::string> list_dir(const std::string& dir) {
   std::vector<std::string> names;
@@ -48,7 +44,8 @@ std::string slurp(const std::string& path) {
 TEST(CrashSafety, SigkillMidGateLeavesTheProgramOnDiskAndTheCorpusIntact) {
   const char* bin = std::getenv("STORCHECK_BIN");
   if (!bin) GTEST_SKIP() << "STORCHECK_BIN not set (run through ctest)";
-  std::string corpus = temp_dir(), findings = temp_dir();
+  TempDir corpus_tmp, findings_tmp;
+  const std::string &corpus = corpus_tmp.path(), &findings = findings_tmp.path();
   ASSERT_EQ(::mkdir((corpus + "/regressions").c_str(), 0755), 0);
   const std::string reg = "# storcheck program v1\nt0 = arange [3,4] f32\nt1 = t t0\nadd_ t1 1\n";
   std::ofstream(corpus + "/regressions/a.sc") << reg;
