@@ -91,46 +91,9 @@ Status negative_size_policy(IntSpan sizes, const char* op) {
   return {};
 }
 
-/// S5/S9 and the rest of PyTorch's setStrided checks on geometry `g` over
-/// `storage` (the lengths of sizes and strides already match).
-Status set_strided_checks(const Storage& storage, const Geometry& g) {
-  for (int d = 0; d < g.rank; ++d) {
-    if (g.strides[d] < 0)
-      return err(ErrorKind::kInvalidArgument,
-                 "as_strided: Negative strides are not supported at the moment, got strides: " +
-                     format_strides(g));
-  }
-  Geometry no_off = g;
-  no_off.offset = 0;
-  int64_t bytes;
-  if (!no_off.required_bytes(&bytes))
-    return err(ErrorKind::kStorageSizeOverflow, "Storage size calculation overflowed with sizes=" +
-                                                    format_sizes(g) + " and strides=" +
-                                                    format_strides(g));
-  if (bytes != 0) {
-    // S9: LibTorch 1.13 wraps this sum silently (an out-of-bounds view).
-    if (storage_offset_overflows(g))
-      return err(ErrorKind::kStorageSizeOverflow,
-                 "storage offset " + to_string(g.offset) + " with itemsize " +
-                     to_string(g.itemsize) + " overflows int64 (storage size overflow)");
-    int64_t total = bytes + g.offset * g.itemsize;
-    if (total > storage.nbytes())
-      return err(ErrorKind::kOutOfBounds,
-                 "setStorage: sizes " + format_sizes(g) + ", strides " + format_strides(g) +
-                     ", storage offset " + to_string(g.offset) + ", and itemsize " +
-                     to_string(g.itemsize) + " requiring a storage size of " + to_string(total) +
-                     " are out of bounds for storage of size " + to_string(storage.nbytes()));
-  }
-  if (g.offset < 0)
-    return err(ErrorKind::kInvalidArgument, "Tensor: invalid storage offset " + to_string(g.offset));
-  if (!numel_ok(g))
-    return err(ErrorKind::kStorageSizeOverflow, "numel: integer multiplication overflow");
-  return {};
-}
-
 /// self.as_strided(sizes, strides, offset) as the view ops call it.
 Result<Tensor> strided_view(const Tensor& t, const Geometry& g) {
-  Status st = set_strided_checks(*t->storage, g);
+  Status st = set_strided_checks(t->storage->nbytes(), g);
   if (!st.ok()) return st.error();
   return make_view(t, g);
 }
@@ -549,6 +512,42 @@ bool restores(const char* op) {
 }  // namespace detail
 
 using namespace detail;  // NOLINT: this file is the implementation of detail's users
+
+Status set_strided_checks(int64_t storage_nbytes, const Geometry& g) {
+  for (int d = 0; d < g.rank; ++d) {
+    if (g.strides[d] < 0)
+      return err(ErrorKind::kInvalidArgument,
+                 "as_strided: Negative strides are not supported at the moment, got strides: " +
+                     format_strides(g));
+  }
+  Geometry no_off = g;
+  no_off.offset = 0;
+  int64_t bytes;
+  if (!no_off.required_bytes(&bytes))
+    return err(ErrorKind::kStorageSizeOverflow,
+               "Storage size calculation overflowed with sizes=" + format_sizes(g) +
+                   " and strides=" + format_strides(g));
+  if (bytes != 0) {
+    // S9: LibTorch 1.13 wraps this sum silently (an out-of-bounds view).
+    if (storage_offset_overflows(g))
+      return err(ErrorKind::kStorageSizeOverflow, "storage offset " + to_string(g.offset) +
+                                                      " with itemsize " + to_string(g.itemsize) +
+                                                      " overflows int64 (storage size overflow)");
+    int64_t total = bytes + g.offset * g.itemsize;
+    if (total > storage_nbytes)
+      return err(ErrorKind::kOutOfBounds,
+                 "setStorage: sizes " + format_sizes(g) + ", strides " + format_strides(g) +
+                     ", storage offset " + to_string(g.offset) + ", and itemsize " +
+                     to_string(g.itemsize) + " requiring a storage size of " + to_string(total) +
+                     " are out of bounds for storage of size " + to_string(storage_nbytes));
+  }
+  if (g.offset < 0)
+    return err(ErrorKind::kInvalidArgument,
+               "Tensor: invalid storage offset " + to_string(g.offset));
+  if (!numel_ok(g))
+    return err(ErrorKind::kStorageSizeOverflow, "numel: integer multiplication overflow");
+  return {};
+}
 
 bool safe_numel_ok(IntSpan sizes) {
   uint64_t n = 1;
@@ -1225,7 +1224,7 @@ Status copy_(const Tensor& dst, const Tensor& src) {
 
 namespace {
 Status set_geometry(const Tensor& t, const Geometry& g) {
-  Status st = set_strided_checks(*t->storage, g);
+  Status st = set_strided_checks(t->storage->nbytes(), g);
   if (!st.ok()) return st;
   t->geom = g;
   ++*t->version;

@@ -214,6 +214,14 @@ bool split_arithmetic_overflows(int64_t dim_size, int64_t k, bool by_chunks);
 bool slice_arithmetic_overflows(int64_t size, int64_t stride, int64_t offset, int64_t start,
                                 int64_t end, int64_t step);
 
+/// S5/S9 and the rest of LibTorch's setStrided checks, which every view op
+/// runs through as_strided: a view of geometry `g` (sizes and strides of one
+/// length) over a storage of `storage_nbytes` bytes. Also what the LibTorch
+/// backend asks of each piece of a split or chunk before the next piece's
+/// arithmetic: LibTorch builds the pieces in order, so a piece that raises
+/// here ends the op before a later piece's overflow (found by cow_fuzzer).
+Status set_strided_checks(int64_t storage_nbytes, const Geometry& g);
+
 /// The kUndefinedBehavior message for such a step (op "split" or "chunk"),
 /// naming the sum that overflows.
 std::string split_arithmetic_message(int64_t dim_size, int64_t k, bool by_chunks);

@@ -867,10 +867,15 @@ class TorchBackend final : public Backend {
     const bool by_chunks = s.op == OpId::kChunk;
     if (split_arithmetic_overflows(size, k, by_chunks))
       return error(ErrorKind::kUndefinedBehavior, split_arithmetic_message(size, k, by_chunks));
-    // Each piece is a narrow, so a slice (Case 6 for slice below).
+    // Each piece is a narrow, so a slice (Case 6 for slice below), built in
+    // order: a piece whose as_strided raises (a wrapped negative stride of a
+    // 0-element input, an emptied storage) ends the op first, so a later
+    // piece's overflow is never reached (found by cow_fuzzer).
     const int64_t split_size = by_chunks ? (size + k - 1) / k : k;
     if (split_size == 0) return ok();  // pieces at start 0
     const int64_t num = size == 0 ? 1 : (size - 1) / split_size + 1;
+    Geometry piece = geometry_of(t);
+    const int64_t nbytes = storage_nbytes(t);
     for (int64_t p = 0; p < num; ++p) {
       const int64_t start = p * split_size, len = std::min(split_size, size - start);
       if (slice_arithmetic_overflows(size, t.stride(d), t.storage_offset(), start, start + len, 1))
@@ -878,6 +883,9 @@ class TorchBackend final : public Backend {
                      std::string(s.info().name) + ": not executed: undefined: piece " +
                          std::to_string(p) + " is a slice from " + std::to_string(start) +
                          " whose offset arithmetic overflows int64 (S8)");
+      piece.sizes[d] = len;
+      piece.offset = t.storage_offset() + start * t.stride(d);
+      if (!set_strided_checks(nbytes, piece).ok()) return ok();  // LibTorch raises at piece p
     }
     return ok();
   }
