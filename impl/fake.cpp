@@ -215,6 +215,21 @@ Result<Tensor> fallback_output(const std::vector<Tensor>& fakes, const std::vect
   return conv.convert(out);
 }
 
+namespace {
+
+/// The bytes of to_meta's copy of `numel` elements of `itemsize` bytes, as
+/// LibTorch 1.13 computes them: a tensor that exists can still hold more
+/// than 2^63 bytes' worth of elements when strides of 0 repeat them (an
+/// expand to [2^63-1]), and 1.13 multiplies in SymInt arithmetic, which
+/// wraps (found by fake_fuzzer under UBSan: the reference multiplied in
+/// int64, undefined). Products in the reserved SymInt range trip an assert
+/// in 1.13 instead (known divergence symint-range-assert-1.13).
+int64_t meta_copy_nbytes(int64_t numel, int64_t itemsize) {
+  return static_cast<int64_t>(static_cast<uint64_t>(numel) * static_cast<uint64_t>(itemsize));
+}
+
+}  // namespace
+
 Result<Tensor> to_meta(const Tensor& t) {
   if (t->fake)
     return make_error(ErrorKind::kUnsupportedFakeTensor,
@@ -231,8 +246,7 @@ Result<Tensor> to_meta(const Tensor& t) {
   if (!t->geom.is_non_overlapping_and_dense()) infer_dense_strides(t->geom, m->geom.strides.data());
   m->dtype = t->dtype;
   m->version = std::make_shared<int64_t>(0);
-  // numel * itemsize: the tensor exists, so neither overflows (S9).
-  m->storage = Storage::make_meta(t->numel() * t->geom.itemsize);
+  m->storage = Storage::make_meta(meta_copy_nbytes(t->numel(), t->geom.itemsize));
   return Tensor(m);
 }
 
@@ -253,7 +267,7 @@ Result<SparseMetaTensor> to_meta(const SparseTensor& s) {
     int64_t numel = 0;
     p->geom.numel(&numel);
     p->geom = g;
-    p->storage_nbytes = numel * g.itemsize;
+    p->storage_nbytes = meta_copy_nbytes(numel, g.itemsize);
   }
   return SparseMetaTensor(std::make_shared<const SparseMeta>(std::move(m)));
 }
