@@ -68,7 +68,7 @@ Limits fuzz_parse_limits() {
 }
 
 FuzzHarness::FuzzHarness(const FuzzTarget& target)
-    : target_(target), probe_(make_reference_backend()) {}
+    : target_(target), cache_(fuzz_parse_limits()), probe_(make_reference_backend()) {}
 
 namespace {
 
@@ -142,12 +142,17 @@ std::string FuzzHarness::oversized_split(const Program& p) {
 
 FuzzResult FuzzHarness::run(std::string_view text) {
   FuzzResult r;
-  ParseResult parsed = parse_program(text, fuzz_parse_limits());
-  if (!parsed.ok()) {
-    r.reject_reason = parsed.error.to_string();
-    return r;
+  if (const Program* cached = cache_.find(text)) {  // Note [Parsed inputs]
+    r.program = *cached;
+  } else {
+    ParseResult parsed = parse_program(text, cache_.limits());
+    if (!parsed.ok()) {
+      r.reject_reason = parsed.error.to_string();
+      return r;
+    }
+    r.program = std::move(parsed.program);
   }
-  for (const Step& s : parsed.program.steps) {
+  for (const Step& s : r.program.steps) {
     if (!target_.ops.test(static_cast<size_t>(s.op))) {
       r.reject_reason = "op '" + std::string(s.info().name) + "' is outside " +
                         std::string(target_.name) + "'s area";
@@ -159,11 +164,10 @@ FuzzResult FuzzHarness::run(std::string_view text) {
       return r;
     }
   }
-  if (std::string why = oversized_split(parsed.program); !why.empty()) {
+  if (std::string why = oversized_split(r.program); !why.empty()) {
     r.reject_reason = std::move(why);
     return r;
   }
-  r.program = std::move(parsed.program);
   r.verdict = judge_.judge(r.program);
   r.outcome = r.verdict.failed() ? FuzzOutcome::kFinding : FuzzOutcome::kPassed;
   return r;

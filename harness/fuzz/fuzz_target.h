@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "generators/program_gen.h"
+#include "harness/fuzz/parse_cache.h"
 #include "harness/fuzz/parser_roundtrip.h"  // FuzzOutcome, check_parser_roundtrip
 #include "harness/verdict.h"
 #include "oracles/backend.h"
@@ -79,12 +80,16 @@ class FuzzHarness {
   explicit FuzzHarness(const FuzzTarget& target);
   FuzzResult run(std::string_view text);
   const FuzzTarget& target() const { return target_; }
+  /// The programs of recent inputs (Note [Parsed inputs]): run looks a text
+  /// up here first; the target's mutator fills it.
+  ParseCache& parse_cache() { return cache_; }
 
  private:
   /// Note [What a fuzz input is] 4): "" or why `p` is rejected.
   std::string oversized_split(const Program& p);
 
   const FuzzTarget& target_;
+  ParseCache cache_;
   Judge judge_;
   std::unique_ptr<Backend> probe_;  ///< a reference of its own, for 4)
 };

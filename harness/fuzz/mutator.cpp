@@ -327,8 +327,8 @@ bool repair_program(Program* p, const Limits& limits, std::mt19937_64& rng) {
   return ok;
 }
 
-ProgramMutator::ProgramMutator(const OpSet& ops, const Limits& limits)
-    : limits_(limits), stats_(mutator_table().size()) {
+ProgramMutator::ProgramMutator(const OpSet& ops, const Limits& limits, ParseCache* cache)
+    : limits_(limits), cache_(cache), stats_(mutator_table().size()) {
   for (const OpInfo& info : op_table())
     if (ops.test(static_cast<size_t>(info.id))) ops_.push_back(info.id);
 }
@@ -343,17 +343,6 @@ bool ProgramMutator::apply(int mutator, Program* p, std::mt19937_64& rng, const 
 
 namespace {
 
-/// Parses text as a program of the given ops; false when it is not one.
-bool parse_own(const uint8_t* data, size_t size, const Limits& limits,
-               const std::vector<OpId>& ops, Program* out) {
-  ParseResult r = parse_program(std::string_view(reinterpret_cast<const char*>(data), size), limits);
-  if (!r.ok()) return false;
-  for (const Step& s : r.program.steps)
-    if (std::find(ops.begin(), ops.end(), s.op) == ops.end()) return false;
-  *out = std::move(r.program);
-  return true;
-}
-
 size_t emit(const Program& p, std::string_view mutator, uint8_t* out, size_t max_out) {
   std::string text = print_program(p) + "# mutator: " + std::string(mutator) + "\n";
   if (text.size() > max_out) return 0;
@@ -363,6 +352,27 @@ size_t emit(const Program& p, std::string_view mutator, uint8_t* out, size_t max
 
 }  // namespace
 
+bool ProgramMutator::parse_own(const uint8_t* data, size_t size, Program* out) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  if (cache_) {  // Note [Parsed inputs]
+    const Program* p = cache_->parse(text);
+    if (!p) return false;
+    *out = *p;
+  } else {
+    ParseResult r = parse_program(text, limits_);
+    if (!r.ok()) return false;
+    *out = std::move(r.program);
+  }
+  for (const Step& s : out->steps)
+    if (std::find(ops_.begin(), ops_.end(), s.op) == ops_.end()) return false;
+  return true;
+}
+
+size_t ProgramMutator::remember(const uint8_t* out, size_t n) {
+  if (cache_) cache_->parse(std::string_view(reinterpret_cast<const char*>(out), n));
+  return n;
+}
+
 size_t ProgramMutator::mutate(uint8_t* data, size_t size, size_t max_size, unsigned seed,
                               ByteMutateFn fallback) {
   std::mt19937_64 rng(seed);
@@ -371,7 +381,7 @@ size_t ProgramMutator::mutate(uint8_t* data, size_t size, size_t max_size, unsig
   Program p;
   // One in 16 parsable inputs also goes to the byte level: it reaches the
   // parser's error paths and token spellings no program-level change makes.
-  if (!detail::one_in(rng, 16) && parse_own(data, size, limits_, ops_, &p)) {
+  if (!detail::one_in(rng, 16) && parse_own(data, size, &p)) {
     for (int attempt = 0; attempt < 8; ++attempt) {
       int k = static_cast<int>(detail::below(rng, static_cast<size_t>(splice_at)));
       Program q = p;
@@ -380,7 +390,7 @@ size_t ProgramMutator::mutate(uint8_t* data, size_t size, size_t max_size, unsig
       size_t n = emit(q, mutator_table()[static_cast<size_t>(k)].name, data, max_size);
       if (n == 0) continue;
       ++stats_[static_cast<size_t>(k)].produced;
-      return n;
+      return remember(data, n);
     }
   }
   ++stats_[static_cast<size_t>(bytes)].tried;
@@ -401,14 +411,14 @@ size_t ProgramMutator::cross_over(const uint8_t* d1, size_t s1, const uint8_t* d
   const int splice_at = find_mutator("splice");
   Program a, b;
   ++stats_[static_cast<size_t>(splice_at)].tried;
-  if (!parse_own(d1, s1, limits_, ops_, &a) || !parse_own(d2, s2, limits_, ops_, &b)) return 0;
+  if (!parse_own(d1, s1, &a) || !parse_own(d2, s2, &b)) return 0;
   for (int attempt = 0; attempt < 4; ++attempt) {
     Program q = a;
     if (!apply(splice_at, &q, rng, &b)) continue;
     size_t n = emit(q, "splice", out, max_out);
     if (n == 0) continue;
     ++stats_[static_cast<size_t>(splice_at)].produced;
-    return n;
+    return remember(out, n);
   }
   return 0;
 }

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "generators/program_gen.h"
+#include "harness/fuzz/parse_cache.h"
 #include "program/ir.h"
 #include "program/limits.h"
 
@@ -78,7 +79,9 @@ struct MutatorStats {
 
 class ProgramMutator {
  public:
-  ProgramMutator(const OpSet& ops, const Limits& limits);
+  /// With `cache` (its limits must be `limits`), inputs are looked up and
+  /// every emitted program is parsed into it once (Note [Parsed inputs]).
+  ProgramMutator(const OpSet& ops, const Limits& limits, ParseCache* cache = nullptr);
   /// LLVMFuzzerCustomMutator: mutates data[0, size) in place into at most
   /// max_size bytes and returns the new size.
   size_t mutate(uint8_t* data, size_t size, size_t max_size, unsigned seed,
@@ -95,8 +98,14 @@ class ProgramMutator {
   std::string stats_text() const;
 
  private:
+  /// Parses text as a program of the mutator's ops; false when it is not one.
+  bool parse_own(const uint8_t* data, size_t size, Program* out);
+  /// Keeps the program of the emitted out[0, n) in the cache; returns n.
+  size_t remember(const uint8_t* out, size_t n);
+
   std::vector<OpId> ops_;
   Limits limits_;
+  ParseCache* cache_;
   std::vector<MutatorStats> stats_;
 };
 

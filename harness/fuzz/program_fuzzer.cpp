@@ -73,7 +73,8 @@ void init(int argc, char** argv) {
     std::exit(2);
   }
   s.harness = std::make_unique<FuzzHarness>(*s.target);
-  s.mutator = std::make_unique<ProgramMutator>(s.target->ops, fuzz_parse_limits());
+  s.mutator = std::make_unique<ProgramMutator>(s.target->ops, fuzz_parse_limits(),
+                                               &s.harness->parse_cache());
   std::atexit(print_stats_at_exit);
 }
 
