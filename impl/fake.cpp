@@ -45,9 +45,17 @@ Error unsupported(const Tensor& t, const char* op) {
 
 Result<Tensor> MetaConverter::convert(const Tensor& t) {
   if (t->is_meta()) return unsupported(t, fake_ ? "fake" : "meta");  // F4: memo unchanged
-  drop_dead_tensors();
+  // Note [Dropping dead entries lazily]
+  // A live entry at t's address is t's own (two live tensors never share an
+  // address): return it without a pass over the memo (the invariant hooks
+  // convert every live variable after every step). Anything else first
+  // drops every dead entry, as every reader of the memo (stats, sweep)
+  // does, so a dead tensor's reused address never finds its entry and the
+  // storage counts are exact before they change.
   auto found = tensors_.find(t.get());
-  if (found != tensors_.end()) return found->second.meta;  // F2: alive, same tensor
+  if (found != tensors_.end() && !found->second.real.expired())
+    return found->second.meta;  // F2: alive, same tensor
+  drop_dead_tensors();
   // F2: one meta storage per real storage (a dead storage's address may be
   // reused: its entry is replaced).
   const Storage* key = t->storage.get();
@@ -96,9 +104,10 @@ Result<Tensor> MetaConverter::convert(const Tensor& t) {
 // which is what a shape-propagation pass that reads nnz needs. Both memoize
 // by identity, weakly (F2, F3), and count in MemoStats::sparse.
 Result<SparseMetaTensor> MetaConverter::convert_sparse(const SparseTensor& s) {
+  auto found = sparse_.find(s.get());  // Note [Dropping dead entries lazily]
+  if (found != sparse_.end() && !found->second.real.expired())
+    return found->second.meta;  // F2: alive, same tensor
   drop_dead_tensors();
-  auto found = sparse_.find(s.get());
-  if (found != sparse_.end()) return found->second.meta;  // F2: alive, same tensor
   Result<SparseMeta> r = sparse_to_meta(s, sparse_mode());
   if (!r.ok()) return r.error();  // F4: memo unchanged
   SparseMeta m = std::move(r).value();

@@ -99,6 +99,36 @@ TEST(MetaConverter, MemoIsWeakAndEmptiesAfterDeathsAndASweepF3) {
   EXPECT_EQ(conv.stats(), (MemoStats{0, 0, 0}));
 }
 
+// Note [Dropping dead entries lazily]: a tensor made at a dead converted
+// tensor's address gets a meta tensor of its own, and the dead entry's
+// storage count is released first (placement-new makes the reuse certain;
+// allocators, ASan's quarantine among them, may not reuse an address).
+TEST(MetaConverter, ADeadTensorsReusedAddressGetsItsOwnMetaTensorF2F3) {
+  Context ctx;
+  MetaConverter conv;
+  Tensor a = arange_of(ctx, {2, 3}), b = arange_of(ctx, {5});
+  alignas(TensorImpl) unsigned char slot[sizeof(TensorImpl)];
+  auto at_slot = [&](const Tensor& like) {
+    return Tensor(new (slot) TensorImpl(*like), [](TensorImpl* p) { p->~TensorImpl(); });
+  };
+  Tensor first = at_slot(a);
+  Tensor meta_first = conv.convert(first).value();
+  EXPECT_EQ(conv.stats(), (MemoStats{1, 1, 0}));
+  (void)conv.convert(b);  // an entry that stays alive throughout
+  first.reset();          // dies; its entry stays until the memo is read
+  Tensor second = at_slot(b);
+  ASSERT_EQ(static_cast<void*>(second.get()), static_cast<void*>(slot));
+  Tensor meta_second = conv.convert(second).value();
+  EXPECT_NE(meta_second, meta_first);
+  EXPECT_EQ(meta_second->geom.rank, 1);
+  EXPECT_EQ(meta_second->geom.sizes[0], 5);
+  EXPECT_EQ(meta_second->storage, conv.convert(b).value()->storage);  // b's storage
+  // a's storage entry lost its only tensor entry: pending, a is still alive.
+  EXPECT_EQ(conv.stats(), (MemoStats{2, 2, 1}));
+  EXPECT_EQ(conv.convert(second).value(), meta_second);
+  second.reset();
+}
+
 TEST(MetaConverter, SweepsEverySweepIntervalConversions) {
   Context ctx;
   MetaConverter conv;
