@@ -226,8 +226,30 @@ def sc_index_arithmetic_overflows(op, t, a, b, c=0, d=0):
     if op == "chunk" and n + split_size - 1 > SC_INT64_MAX:
         return True
     count = 1 if n == 0 else (n - 1) // split_size + 1
-    return any(sc_slice_overflows(t, b, k * split_size, min(n, (k + 1) * split_size), 1)
-               for k in range(count))
+    # PyTorch builds the pieces in order: a piece whose as_strided raises
+    # ends the op before a later piece's arithmetic (set_strided_checks in
+    # impl/ops.h; the LibTorch backend's check_split_arithmetic).
+    for k in range(count):
+        start, end = k * split_size, min(n, (k + 1) * split_size)
+        if sc_slice_overflows(t, b, start, end, 1):
+            return True
+        if sc_piece_raises(t, b, start, end - start):
+            return False
+    return False
+
+
+def sc_piece_raises(t, dim, start, length):
+    """as_strided's checks on narrow(dim, start, length) of t: a negative
+    (wrapped) stride, or elements past the storage's bytes."""
+    if any(x < 0 for x in t.stride()):
+        return True
+    sizes = list(t.shape)
+    sizes[dim] = length
+    if any(x == 0 for x in sizes):
+        return False
+    offset = t.storage_offset() + start * t.stride(dim)
+    last = offset + sum((x - 1) * y for x, y in zip(sizes, t.stride()))
+    return (last + 1) * t.element_size() > storage(t).nbytes()
 
 
 def sc_compressed_index_bytes(by_row, blocked):

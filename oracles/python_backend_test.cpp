@@ -193,6 +193,17 @@ TEST(PytorchBackend, ChunkWithOverflowingArithmeticIsRefused) {
       "step 3 (t2 = chunk t1 1 0 0): pytorch refused: case 7");
 }
 
+// Case 7 only when PyTorch reaches the overflowing piece: piece 0 of a
+// tensor with a wrapped negative stride raises in as_strided first.
+TEST(PytorchBackend, ChunkStopsAtThePieceThatRaises) {
+  SKIP_WITHOUT_PYTORCH();
+  expect_near_miss_runs_and_refuses(
+      "t0 = rand [0,3,4611686018427387904] i32 3\nt1 = chunk t0 2 1 0\nt2 = split t0 2 1 1\n",
+      "t0 = full [1,3,0] 1 f32\nt1 = as_strided t0 [3,0] [4611686018427387904,1] 0\n"
+      "t2 = chunk t1 2 0 0\n",
+      "step 3 (t2 = chunk t1 2 0 0): pytorch refused: case 7");
+}
+
 // Case 7 for slice and narrow: offset, size or stride arithmetic past int64.
 TEST(PytorchBackend, SliceWithOverflowingArithmeticIsRefused) {
   SKIP_WITHOUT_PYTORCH();
