@@ -289,10 +289,13 @@ for t in $targets; do
       sig="crash $t ${what#SUMMARY: }"
       cp "$small" "$out/findings/$t-$base"
       echo -e "$t\t$sig\t$what\t$out/findings/$t-$base\t$BUILD/$t ${plant_flag[*]} $out/findings/$t-$base\t\t" >>"$findings_tsv"
+      # Its repeats are not minimized again either (a minute each).
+      [[ -n "$pre" ]] && SEEN[$pre]=1
       continue
     fi
     [[ -n "${SEEN[$sig]:-}" ]] && continue
     SEEN[$sig]=1
+    [[ -n "$pre" ]] && SEEN[$pre]=1
     hash=$(grep -v '^#' "$crash.sc" | sha1sum | cut -c1-12)
     reg="$regressions/$t-$hash.sc"
     {
