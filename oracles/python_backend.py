@@ -255,8 +255,9 @@ def sc_piece_raises(t, dim, start, length):
 def sc_compressed_index_bytes(by_row, blocked):
     """Bytes of the largest index (the compressed indices, or the plain index
     of Note [The plain index of an empty input]) that converting a 0-element
-    input to a compressed layout allocates, None when the reference's argument checks refuse it
-    first or the input has elements (then check_step_reads bounds them)."""
+    input to a compressed layout allocates, None when the reference's
+    argument checks refuse it first or the input has elements (then
+    check_step_reads bounds them)."""
     def count(t, bs):
         if t.numel() != 0 or t.dim() < 2:
             return None
