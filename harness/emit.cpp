@@ -247,265 +247,235 @@ struct Values {  // what a tensor's elements must be
 }
 )CPP";
 
+// The helpers are C++ source as reproducers print it: clang-format must not
+// reflow the raw strings.
+// clang-format off
 constexpr Helper kCppHelpers[] = {
-    {"expect_sparse(",
-     R"CPP(// A sparse tensor (SEMANTICS F4): its metadata, then its to_dense() values.
-           void expect_sparse(const std::string& where, const at::Tensor& t, at::Layout layout,
-                              at::IntArrayRef size, at::ScalarType dtype, int64_t sparse_dim,
-                              int64_t dense_dim, int64_t nnz, const Values& want) {
-             if (t.layout() != layout || t.sizes() != size || t.scalar_type() != dtype ||
-                 t.sparse_dim() != sparse_dim || t.dense_dim() != dense_dim || t._nnz() != nnz)
-               fail(where, "layout, sizes, dtype, sparse_dim, dense_dim, nnz: expected " +
-                               str(size) + " " + c10::toString(dtype) + " " +
-                               std::to_string(sparse_dim) + " " + std::to_string(dense_dim) + " " +
-                               std::to_string(nnz) + ", got " + str(t.sizes()) + " " +
-                               c10::toString(t.scalar_type()) + " " +
-                               std::to_string(t.sparse_dim()) + " " +
-                               std::to_string(t.dense_dim()) + " " + std::to_string(t._nnz()));
-             if (want.kind == Values::kUnread) return;
-             at::Tensor d = t.to_dense().contiguous();
-             expect(where, d, size, d.strides(), 0, dtype, want);
-           }
-     )CPP"},
+    {"expect_sparse(", R"CPP(// A sparse tensor (SEMANTICS F4): its metadata, then its to_dense() values.
+void expect_sparse(const std::string& where, const at::Tensor& t, at::Layout layout,
+                   at::IntArrayRef size, at::ScalarType dtype, int64_t sparse_dim,
+                   int64_t dense_dim, int64_t nnz, const Values& want) {
+  if (t.layout() != layout || t.sizes() != size || t.scalar_type() != dtype ||
+      t.sparse_dim() != sparse_dim || t.dense_dim() != dense_dim || t._nnz() != nnz)
+    fail(where, "layout, sizes, dtype, sparse_dim, dense_dim, nnz: expected " + str(size) + " " +
+                    c10::toString(dtype) + " " + std::to_string(sparse_dim) + " " +
+                    std::to_string(dense_dim) + " " + std::to_string(nnz) + ", got " +
+                    str(t.sizes()) + " " + c10::toString(t.scalar_type()) + " " +
+                    std::to_string(t.sparse_dim()) + " " + std::to_string(t.dense_dim()) + " " +
+                    std::to_string(t._nnz()));
+  if (want.kind == Values::kUnread) return;
+  at::Tensor d = t.to_dense().contiguous();
+  expect(where, d, size, d.strides(), 0, dtype, want);
+}
+)CPP"},
     {"arange(", R"CPP(at::Tensor arange(at::IntArrayRef size, at::ScalarType dtype) {
-                        int64_t n = 1;
-                        for (int64_t s : size) n *= s;
-                        return at::arange(n, at::kLong).to(dtype).view(size);
-                      }
-     )CPP"},
+  int64_t n = 1;
+  for (int64_t s : size) n *= s;
+  return at::arange(n, at::kLong).to(dtype).view(size);
+}
+)CPP"},
     {"rand(", R"CPP(// storcheck's deterministic values (splitmix64), not torch's RNG.
-                    at::Tensor rand(at::IntArrayRef size, at::ScalarType dtype, int64_t seed) {
-                      at::Tensor t = at::empty(size, at::kDouble);
-                      double* p = t.data_ptr<double>();
-                      for (int64_t k = 0; k < t.numel(); ++k) {
-                        uint64_t z = static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ull + k + 0x632BE59BD9B4E019ull;
-                        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-                        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-                        z ^= z >> 31;
-                        p[k] = at::isFloatingType(dtype) ? static_cast<double>(z >> 40) / 16777216.0
-                               : dtype == at::kBool      ? static_cast<double>(z & 1)
-                                                         : static_cast<double>(z % 10);
-                      }
-                      return t.to(dtype);
-                    }
-     )CPP"},
-    {"empty_strided(", R"CPP(at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride,
-                                                      at::ScalarType dtype) {
-                               at::Tensor t = at::empty_strided(size, stride, dtype);
-                               zero_bytes(t, 0);  // its bytes are defined as zero
-                               return t;
-                             }
-     )CPP"},
+at::Tensor rand(at::IntArrayRef size, at::ScalarType dtype, int64_t seed) {
+  at::Tensor t = at::empty(size, at::kDouble);
+  double* p = t.data_ptr<double>();
+  for (int64_t k = 0; k < t.numel(); ++k) {
+    uint64_t z = static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ull + k + 0x632BE59BD9B4E019ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    p[k] = at::isFloatingType(dtype) ? static_cast<double>(z >> 40) / 16777216.0
+           : dtype == at::kBool      ? static_cast<double>(z & 1)
+                                     : static_cast<double>(z % 10);
+  }
+  return t.to(dtype);
+}
+)CPP"},
+    {"empty_strided(", R"CPP(at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride, at::ScalarType dtype) {
+  at::Tensor t = at::empty_strided(size, stride, dtype);
+  zero_bytes(t, 0);  // its bytes are defined as zero
+  return t;
+}
+)CPP"},
     {"coalesce(", R"CPP(// Tensor::coalesce; the bytes past the new nnz are zero (R6): the new
-                        // indices and values were allocated for the old nnz and narrowed (Note
-                        // [Coalesce slack] in oracles/torch_backend.cpp).
-                        at::Tensor coalesce(const at::Tensor& t) {
-                          at::Tensor r = t.coalesce();
-                          if (t.is_coalesced() || r.is_meta()) return r;
-                          at::Tensor i = r._indices(), v = r._values();
-                          if (i.storage_offset() == 0 && i.stride(1) == 1 && i.stride(0) >= i.size(1)) {
-                            const int64_t n = static_cast<int64_t>(i.storage().nbytes()), cap = i.stride(0);
-                            const int64_t es = i.element_size();
-                            uint8_t* base = static_cast<uint8_t*>(storage_bytes(i));
-                            for (int64_t d = 0; d < i.size(0); ++d) {
-                              const int64_t from = std::min((d * cap + i.size(1)) * es, n);
-                              const int64_t to = std::min((d + 1) * cap * es, n);
-                              if (to > from) std::memset(base + from, 0, static_cast<size_t>(to - from));
-                            }
-                          }
-                          if (v.is_contiguous()) zero_bytes(v, (v.storage_offset() + v.numel()) * v.element_size());
-                          return r;
-                        }
-     )CPP"},
-    {"resize_(", R"CPP(void resize_(at::Tensor& t,
-                                    at::IntArrayRef size) {  // the grown bytes are zero (R6)
-                         int64_t old = static_cast<int64_t>(t.storage().nbytes());
-                         t.resize_(size);
-                         zero_bytes(t, old);
-                       }
-     )CPP"},
-    {"memo(",
-     R"CPP(// storcheck's converters over LibTorch (Note [Meta conversion over LibTorch]
-           // in oracles/torch_backend.cpp): a meta TensorImpl with the real geometry over
-           // one meta storage per real storage, memoized weakly. A fake tensor is a meta
-           // tensor here (LibTorch has no FakeTensor), with the FakeTensorConverter's own memo.
-           struct ConverterMemo {
-             std::unordered_map<const c10::TensorImpl*,
-                                std::pair<c10::weak_intrusive_ptr<c10::TensorImpl>, at::Tensor>>
-                 tensors;
-             std::unordered_map<const c10::StorageImpl*,
-                                std::pair<c10::weak_intrusive_ptr<c10::StorageImpl>, c10::Storage>>
-                 storages;
-           };
-           ConverterMemo& memo(bool fake) {
-             static ConverterMemo memos[2];
-             return memos[fake ? 1 : 0];
-           }
-     )CPP"},
-    {"convert(",
-     R"CPP(at::Tensor convert(ConverterMemo& m, const at::Tensor& t) {
-             if (t.is_meta()) throw std::runtime_error("the input is already a meta tensor (F4)");
-             auto found = m.tensors.find(t.unsafeGetTensorImpl());
-             if (found != m.tensors.end() && !found->second.first.expired()) return found->second.second;
-             auto s = m.storages.find(t.storage().unsafeGetStorageImpl());
-             if (s == m.storages.end() || s->second.first.expired()) {
-               if (s != m.storages.end()) m.storages.erase(s);
-               at::Tensor bytes = at::empty({static_cast<int64_t>(t.storage().nbytes())},
-                                            at::TensorOptions().dtype(at::kByte).device(at::kMeta));
-               s = m.storages
-                       .emplace(t.storage().unsafeGetStorageImpl(),
-                                std::make_pair(t.storage().getWeakStorageImpl(), bytes.storage()))
-                       .first;
-             }
-             auto impl = c10::make_intrusive<c10::TensorImpl>(
-                 c10::Storage(s->second.second), c10::DispatchKeySet(c10::DispatchKey::Meta),
-                 t.dtype());
-             impl->set_sizes_and_strides(t.sizes(), t.strides());
-             impl->set_storage_offset(t.storage_offset());
-             at::Tensor out(std::move(impl));
-             if (found != m.tensors.end()) m.tensors.erase(found);
-             m.tensors.emplace(
-                 t.unsafeGetTensorImpl(),
-                 std::make_pair(c10::weak_intrusive_ptr<c10::TensorImpl>(t.getIntrusivePtr()),
-                                out));
-             return out;
-           }
-     )CPP"},
-    {"meta_convert(", R"CPP(at::Tensor meta_convert(const at::Tensor& t) {
-                              return convert(memo(false), t);
-                            }
-     )CPP"},
-    {"fake_convert(", R"CPP(at::Tensor fake_convert(const at::Tensor& t) {
-                              return convert(memo(true), t);
-                            }
-     )CPP"},
-    {"fake_from_meta(",
-     R"CPP(at::Tensor fake_from_meta(const at::Tensor& t) {  // F5: wraps the meta tensor
-             if (!t.is_meta()) throw std::runtime_error("fake_from_meta: not a meta tensor (F4)");
-             return t.detach();
-           }
-     )CPP"},
-    {"converters_sweep(",
-     R"CPP(void converters_sweep() {  // F3: drop the entries of dead tensors and storages
-             for (bool fake : {false, true}) {
-               ConverterMemo& m = memo(fake);
-               for (auto it = m.tensors.begin(); it != m.tensors.end();)
-                 it = it->second.first.expired() ? m.tensors.erase(it) : std::next(it);
-               for (auto it = m.storages.begin(); it != m.storages.end();)
-                 it = it->second.first.expired() ? m.storages.erase(it) : std::next(it);
-             }
-           }
-     )CPP"},
-    {"memo_stats(", R"CPP(void memo_stats() {
-                          }  // an observation step of storcheck's reference: nothing to run
-     )CPP"},
-    {"resize_storage(", R"CPP(// untyped_storage().resize_() in Python; the grown bytes are zero
-                              // (R6).
-                              void resize_storage(const at::Tensor& t, int64_t nbytes) {
-                                int64_t old = static_cast<int64_t>(t.storage().nbytes());
-                                at::native::resize_bytes_cpu(t.storage().unsafeGetStorageImpl(), static_cast<size_t>(nbytes));
-                                zero_bytes(t, old);
-                              }
-     )CPP"},
-    {"clone_preserve_strides(",
-     R"CPP(int64_t extent(const at::Tensor& t) {  // elements the tensor needs, offset included
-             if (t.numel() == 0) return 0;
-             int64_t n = t.storage_offset() + 1;
-             for (int64_t d = 0; d < t.dim(); ++d) n += (t.size(d) - 1) * t.stride(d);
-             return n;
-           }
-
-           at::Tensor clone_preserve_strides(const at::Tensor& t) {  // Inductor's: copy the prefix
-                                                                     // t needs
-             at::Tensor copy = t.as_strided({extent(t)}, {1}, 0).clone();
-             return copy.as_strided(t.sizes(), t.strides(), t.storage_offset());
-           }
-     )CPP"},
-    {"restored(", R"CPP(// R3: zeros with the clone's geometry.
-                        at::Tensor restored(at::IntArrayRef size, at::IntArrayRef stride,
-                                            int64_t offset, at::ScalarType dtype) {
-                          int64_t n = offset + 1;
-                          for (size_t d = 0; d < size.size(); ++d) {
-                            if (size[d] == 0) n = 0;
-                            if (n) n += (size[d] - 1) * stride[d];
-                          }
-                          return at::zeros({n}, dtype).as_strided(size, stride, offset);
-                        }
-     )CPP"},
-    {"sum64(", R"CPP(at::Tensor sum64(const at::Tensor& t) {  // floating sums accumulate in double
-                       return at::isFloatingType(t.scalar_type()) ? at::sum(t, at::kDouble) : at::sum(t);
-                     }
-     )CPP"},
-    {"from_blob(",
-     R"CPP(std::vector<std::unique_ptr<uint8_t[]>> g_blobs;  // memory LibTorch does not own (C7)
-           std::vector<c10::Storage> g_foreign;  // kept alive, so their addresses stay unique
-
-           at::Tensor from_blob(at::IntArrayRef size, at::ScalarType dtype) {
-             int64_t n = static_cast<int64_t>(c10::elementSize(dtype));
-             for (int64_t s : size) n *= s;
-             g_blobs.emplace_back(new uint8_t[std::max<int64_t>(n, 1)]());
-             at::Tensor t = at::from_blob(n > 0 ? g_blobs.back().get() : nullptr, size, dtype);
-             g_foreign.push_back(t.storage());
-             return t;
-           }
-     )CPP"},
-    {"lazy_clone(",
-     R"CPP(// C1: at::_lazy_clone from LibTorch 2.3. Before, an eager copy of the whole
-           // storage with the same geometry stands in: values and metadata are checked
-           // (C6), copy-on-write state is not.
-           at::Tensor lazy_clone(const at::Tensor& t) {
-#if HAVE_LAZY_CLONE
-             return at::_lazy_clone(t);
-#else
-             static bool noted = false;
-             if (!noted) {
-               std::printf(
-                   "note: this LibTorch has no _lazy_clone (2.3+): lazy_clone runs as an eager "
-                   "copy; copy-on-write state is not checked\n");
-               noted = true;
-             }
-             for (const c10::Storage& f : FOREIGN_STORAGES)
-               if (f.unsafeGetStorageImpl() == t.storage().unsafeGetStorageImpl())
-                 throw std::runtime_error("lazy_clone: the storage's data has a foreign owner "
-                                          "(C7)");
-             int64_t nbytes = static_cast<int64_t>(t.storage().nbytes());
-             int64_t need = 0;
-             if (t.numel() > 0) {
-               need = t.storage_offset() + 1;
-               for (int64_t d = 0; d < t.dim(); ++d) need += (t.size(d) - 1) * t.stride(d);
-               need *= static_cast<int64_t>(t.element_size());
-             }
-             at::Tensor bytes = at::zeros({std::max(nbytes, need)}, at::kByte);
-             if (nbytes > 0) std::memcpy(bytes.data_ptr(), t.storage().data(), nbytes);
-             at::Tensor c = at::empty({0}, t.scalar_type())
-                                .set_(bytes.storage(), t.storage_offset(), t.sizes(), t.strides());
-             // The source's byte size, even when it is undersized (C1).
-             at::native::resize_bytes_cpu(c.storage().unsafeGetStorageImpl(), static_cast<size_t>(nbytes));
-             return c;
-#endif
-           }
-     )CPP"},
-    {"mutable_data_ptr(",
-     R"CPP(void mutable_data_ptr(
-               const at::Tensor& t) {  // a write access: materializes a COW storage
-             (void)storage_bytes(t);
-           }
-     )CPP"},
-    {"rehydrate(", R"CPP(// R5: each emptied storage grows to the bytes its tensors need, zeroed.
-                         void rehydrate(std::vector<std::pair<at::Tensor, int64_t>> storages) {
-                           for (auto& [t, nbytes] : storages) {
-                             at::native::resize_bytes_cpu(t.storage().unsafeGetStorageImpl(), static_cast<size_t>(nbytes));
-                             zero_bytes(t, 0);
-                           }
-                         }
-     )CPP"},
-    {"reshrink(",
-     R"CPP(void reshrink(
-               std::vector<at::Tensor> tensors) {  // R5: empty again what rehydrate restored
-             for (auto& t : tensors) at::native::resize_bytes_cpu(t.storage().unsafeGetStorageImpl(), 0);
-           }
-     )CPP"},
+// indices and values were allocated for the old nnz and narrowed (Note
+// [Coalesce slack] in oracles/torch_backend.cpp).
+at::Tensor coalesce(const at::Tensor& t) {
+  at::Tensor r = t.coalesce();
+  if (t.is_coalesced() || r.is_meta()) return r;
+  at::Tensor i = r._indices(), v = r._values();
+  if (i.storage_offset() == 0 && i.stride(1) == 1 && i.stride(0) >= i.size(1)) {
+    const int64_t n = static_cast<int64_t>(i.storage().nbytes()), cap = i.stride(0);
+    const int64_t es = i.element_size();
+    uint8_t* base = static_cast<uint8_t*>(storage_bytes(i));
+    for (int64_t d = 0; d < i.size(0); ++d) {
+      const int64_t from = std::min((d * cap + i.size(1)) * es, n);
+      const int64_t to = std::min((d + 1) * cap * es, n);
+      if (to > from) std::memset(base + from, 0, static_cast<size_t>(to - from));
+    }
+  }
+  if (v.is_contiguous()) zero_bytes(v, (v.storage_offset() + v.numel()) * v.element_size());
+  return r;
+}
+)CPP"},
+    {"resize_(", R"CPP(void resize_(at::Tensor& t, at::IntArrayRef size) {  // the grown bytes are zero (R6)
+  int64_t old = static_cast<int64_t>(t.storage().nbytes());
+  t.resize_(size);
+  zero_bytes(t, old);
+}
+)CPP"},
+    {"memo(", R"CPP(// storcheck's converters over LibTorch (Note [Meta conversion over LibTorch]
+// in oracles/torch_backend.cpp): a meta TensorImpl with the real geometry over
+// one meta storage per real storage, memoized weakly. A fake tensor is a meta
+// tensor here (LibTorch has no FakeTensor), with the FakeTensorConverter's own memo.
+struct ConverterMemo {
+  std::unordered_map<const c10::TensorImpl*,
+                     std::pair<c10::weak_intrusive_ptr<c10::TensorImpl>, at::Tensor>> tensors;
+  std::unordered_map<const c10::StorageImpl*,
+                     std::pair<c10::weak_intrusive_ptr<c10::StorageImpl>, c10::Storage>> storages;
 };
+ConverterMemo& memo(bool fake) {
+  static ConverterMemo memos[2];
+  return memos[fake ? 1 : 0];
+}
+)CPP"},
+    {"convert(", R"CPP(at::Tensor convert(ConverterMemo& m, const at::Tensor& t) {
+  if (t.is_meta()) throw std::runtime_error("the input is already a meta tensor (F4)");
+  auto found = m.tensors.find(t.unsafeGetTensorImpl());
+  if (found != m.tensors.end() && !found->second.first.expired()) return found->second.second;
+  auto s = m.storages.find(t.storage().unsafeGetStorageImpl());
+  if (s == m.storages.end() || s->second.first.expired()) {
+    if (s != m.storages.end()) m.storages.erase(s);
+    at::Tensor bytes = at::empty({static_cast<int64_t>(t.storage().nbytes())},
+                                 at::TensorOptions().dtype(at::kByte).device(at::kMeta));
+    s = m.storages.emplace(t.storage().unsafeGetStorageImpl(),
+                           std::make_pair(t.storage().getWeakStorageImpl(), bytes.storage())).first;
+  }
+  auto impl = c10::make_intrusive<c10::TensorImpl>(
+      c10::Storage(s->second.second), c10::DispatchKeySet(c10::DispatchKey::Meta), t.dtype());
+  impl->set_sizes_and_strides(t.sizes(), t.strides());
+  impl->set_storage_offset(t.storage_offset());
+  at::Tensor out(std::move(impl));
+  if (found != m.tensors.end()) m.tensors.erase(found);
+  m.tensors.emplace(t.unsafeGetTensorImpl(),
+                    std::make_pair(c10::weak_intrusive_ptr<c10::TensorImpl>(t.getIntrusivePtr()), out));
+  return out;
+}
+)CPP"},
+    {"meta_convert(", R"CPP(at::Tensor meta_convert(const at::Tensor& t) { return convert(memo(false), t); }
+)CPP"},
+    {"fake_convert(", R"CPP(at::Tensor fake_convert(const at::Tensor& t) { return convert(memo(true), t); }
+)CPP"},
+    {"fake_from_meta(", R"CPP(at::Tensor fake_from_meta(const at::Tensor& t) {  // F5: wraps the meta tensor
+  if (!t.is_meta()) throw std::runtime_error("fake_from_meta: not a meta tensor (F4)");
+  return t.detach();
+}
+)CPP"},
+    {"converters_sweep(", R"CPP(void converters_sweep() {  // F3: drop the entries of dead tensors and storages
+  for (bool fake : {false, true}) {
+    ConverterMemo& m = memo(fake);
+    for (auto it = m.tensors.begin(); it != m.tensors.end();)
+      it = it->second.first.expired() ? m.tensors.erase(it) : std::next(it);
+    for (auto it = m.storages.begin(); it != m.storages.end();)
+      it = it->second.first.expired() ? m.storages.erase(it) : std::next(it);
+  }
+}
+)CPP"},
+    {"memo_stats(", R"CPP(void memo_stats() {}  // an observation step of storcheck's reference: nothing to run
+)CPP"},
+    {"resize_storage(", R"CPP(// untyped_storage().resize_() in Python; the grown bytes are zero (R6).
+void resize_storage(const at::Tensor& t, int64_t nbytes) {
+  int64_t old = static_cast<int64_t>(t.storage().nbytes());
+  at::native::resize_bytes_cpu(t.storage().unsafeGetStorageImpl(), static_cast<size_t>(nbytes));
+  zero_bytes(t, old);
+}
+)CPP"},
+    {"clone_preserve_strides(", R"CPP(int64_t extent(const at::Tensor& t) {  // elements the tensor needs, offset included
+  if (t.numel() == 0) return 0;
+  int64_t n = t.storage_offset() + 1;
+  for (int64_t d = 0; d < t.dim(); ++d) n += (t.size(d) - 1) * t.stride(d);
+  return n;
+}
+
+at::Tensor clone_preserve_strides(const at::Tensor& t) {  // Inductor's: copy the prefix t needs
+  at::Tensor copy = t.as_strided({extent(t)}, {1}, 0).clone();
+  return copy.as_strided(t.sizes(), t.strides(), t.storage_offset());
+}
+)CPP"},
+    {"restored(", R"CPP(// R3: zeros with the clone's geometry.
+at::Tensor restored(at::IntArrayRef size, at::IntArrayRef stride, int64_t offset, at::ScalarType dtype) {
+  int64_t n = offset + 1;
+  for (size_t d = 0; d < size.size(); ++d) {
+    if (size[d] == 0) n = 0;
+    if (n) n += (size[d] - 1) * stride[d];
+  }
+  return at::zeros({n}, dtype).as_strided(size, stride, offset);
+}
+)CPP"},
+    {"sum64(", R"CPP(at::Tensor sum64(const at::Tensor& t) {  // floating sums accumulate in double
+  return at::isFloatingType(t.scalar_type()) ? at::sum(t, at::kDouble) : at::sum(t);
+}
+)CPP"},
+    {"from_blob(", R"CPP(std::vector<std::unique_ptr<uint8_t[]>> g_blobs;  // memory LibTorch does not own (C7)
+std::vector<c10::Storage> g_foreign;  // kept alive, so their addresses stay unique
+
+at::Tensor from_blob(at::IntArrayRef size, at::ScalarType dtype) {
+  int64_t n = static_cast<int64_t>(c10::elementSize(dtype));
+  for (int64_t s : size) n *= s;
+  g_blobs.emplace_back(new uint8_t[std::max<int64_t>(n, 1)]());
+  at::Tensor t = at::from_blob(n > 0 ? g_blobs.back().get() : nullptr, size, dtype);
+  g_foreign.push_back(t.storage());
+  return t;
+}
+)CPP"},
+    {"lazy_clone(", R"CPP(// C1: at::_lazy_clone from LibTorch 2.3. Before, an eager copy of the whole
+// storage with the same geometry stands in: values and metadata are checked
+// (C6), copy-on-write state is not.
+at::Tensor lazy_clone(const at::Tensor& t) {
+#if HAVE_LAZY_CLONE
+  return at::_lazy_clone(t);
+#else
+  static bool noted = false;
+  if (!noted) {
+    std::printf("note: this LibTorch has no _lazy_clone (2.3+): lazy_clone runs as an eager "
+                "copy; copy-on-write state is not checked\n");
+    noted = true;
+  }
+  for (const c10::Storage& f : FOREIGN_STORAGES)
+    if (f.unsafeGetStorageImpl() == t.storage().unsafeGetStorageImpl()) throw std::runtime_error("lazy_clone: the storage's data has a foreign owner (C7)");
+  int64_t nbytes = static_cast<int64_t>(t.storage().nbytes());
+  int64_t need = 0;
+  if (t.numel() > 0) {
+    need = t.storage_offset() + 1;
+    for (int64_t d = 0; d < t.dim(); ++d) need += (t.size(d) - 1) * t.stride(d);
+    need *= static_cast<int64_t>(t.element_size());
+  }
+  at::Tensor bytes = at::zeros({std::max(nbytes, need)}, at::kByte);
+  if (nbytes > 0) std::memcpy(bytes.data_ptr(), t.storage().data(), nbytes);
+  at::Tensor c = at::empty({0}, t.scalar_type()).set_(bytes.storage(), t.storage_offset(), t.sizes(), t.strides());
+  // The source's byte size, even when it is undersized (C1).
+  at::native::resize_bytes_cpu(c.storage().unsafeGetStorageImpl(), static_cast<size_t>(nbytes));
+  return c;
+#endif
+}
+)CPP"},
+    {"mutable_data_ptr(", R"CPP(void mutable_data_ptr(const at::Tensor& t) {  // a write access: materializes a COW storage
+  (void)storage_bytes(t);
+}
+)CPP"},
+    {"rehydrate(", R"CPP(// R5: each emptied storage grows to the bytes its tensors need, zeroed.
+void rehydrate(std::vector<std::pair<at::Tensor, int64_t>> storages) {
+  for (auto& [t, nbytes] : storages) {
+    at::native::resize_bytes_cpu(t.storage().unsafeGetStorageImpl(), static_cast<size_t>(nbytes));
+    zero_bytes(t, 0);
+  }
+}
+)CPP"},
+    {"reshrink(", R"CPP(void reshrink(std::vector<at::Tensor> tensors) {  // R5: empty again what rehydrate restored
+  for (auto& t : tensors) at::native::resize_bytes_cpu(t.storage().unsafeGetStorageImpl(), 0);
+}
+)CPP"},
+};
+// clang-format on
 
 /// The expected values of `v` in the script's spelling.
 std::string values_expr(const Syntax& sx, const VarObs& v) {
