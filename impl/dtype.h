@@ -84,6 +84,75 @@ enum class BinOp : uint8_t { kAdd, kMul };
 /// may be `a` or `b` (in-place accumulation).
 void binop(uint8_t* r, const uint8_t* a, const uint8_t* b, DType d, BinOp op);
 
+/// The element type D stores, for typed loops (visit_dtype): bool is a byte
+/// read as true when non-zero, as load_as_int reads it.
+template <typename T, DType D>
+struct DTypeTag {
+  using type = T;
+  static constexpr DType dtype = D;
+};
+
+/// Calls f(DTypeTag<T, d>{}) with T the C++ type of d's elements: the typed
+/// loops of impl/ops.cpp choose their element type once per tensor instead
+/// of per element.
+template <typename F>
+decltype(auto) visit_dtype(DType d, F&& f) {
+  switch (d) {
+    case DType::kF32:
+      return f(DTypeTag<float, DType::kF32>{});
+    case DType::kF64:
+      return f(DTypeTag<double, DType::kF64>{});
+    case DType::kI32:
+      return f(DTypeTag<int32_t, DType::kI32>{});
+    case DType::kI64:
+      return f(DTypeTag<int64_t, DType::kI64>{});
+    case DType::kU8:
+      return f(DTypeTag<uint8_t, DType::kU8>{});
+    case DType::kBool:
+      break;
+  }
+  return f(DTypeTag<uint8_t, DType::kBool>{});
+}
+
+/// binop on values of D's element type T: the same result as binop() on
+/// their bytes.
+template <DType D, typename T>
+T typed_binop(T x, T y, BinOp op) {
+  if constexpr (D == DType::kF32 || D == DType::kF64) {
+    return op == BinOp::kAdd ? x + y : x * y;
+  } else if constexpr (D == DType::kBool) {
+    const uint64_t a = x != 0, b = y != 0;
+    return static_cast<T>((op == BinOp::kAdd ? a + b : a * b) != 0);
+  } else {  // wrapping, in the width of T (two's complement)
+    const uint64_t a = static_cast<uint64_t>(static_cast<int64_t>(x));
+    const uint64_t b = static_cast<uint64_t>(static_cast<int64_t>(y));
+    return static_cast<T>(op == BinOp::kAdd ? a + b : a * b);
+  }
+}
+
+/// store_int(p, D, v) as a value of D's element type.
+template <DType D, typename T>
+T typed_from_int(int64_t v) {
+  if constexpr (D == DType::kBool) {
+    return static_cast<T>(v != 0);
+  } else if constexpr (D == DType::kF32 || D == DType::kF64) {
+    return static_cast<T>(v);
+  } else {
+    return static_cast<T>(static_cast<uint64_t>(v));  // wrapping
+  }
+}
+
+template <typename T>
+T load_item(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <typename T>
+void store_item(uint8_t* p, T v) {
+  std::memcpy(p, &v, sizeof v);
+}
+
 /// True when `s` converts to `d` without overflow (fill_, full: S.. F9).
 /// PyTorch 1.13 checks the range of integral dtypes, and finite doubles
 /// against float's range; nan and inf are fine for floating dtypes only.

@@ -7,7 +7,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 
 namespace storcheck {
 namespace {
@@ -238,6 +240,79 @@ TEST(DTypeConvert, SameDtypeCopiesBitsIncludingNanPayloadAndNegativeZero) {
   double v = load_as_double(dst, DType::kF64);
   EXPECT_EQ(v, 0.0);
   EXPECT_TRUE(std::signbit(v));
+}
+
+// The typed loops of impl/ops.cpp (visit_dtype) must compute what the
+// byte-level binop and store_int compute, for every byte pattern an element
+// can hold (a bool byte other than 0 and 1 included).
+TEST(DTypeTyped, TypedBinopMatchesBinopOnEveryDtypeAndEdgeValue) {
+  const uint64_t patterns[] = {0,
+                               1,
+                               2,
+                               0xFF,
+                               0x7F,
+                               0x80,
+                               0x7FFFFFFF,
+                               0x80000000,
+                               0xFFFFFFFF,
+                               0x7FFFFFFFFFFFFFFFull,
+                               0x8000000000000000ull,
+                               0xFFFFFFFFFFFFFFFFull,
+                               0x3FF8000000000000ull,  // 1.5 as f64
+                               0x7FF8000000000001ull,  // a nan payload
+                               0x3FC00000,             // 1.5 as f32
+                               0x7F800000,             // inf as f32
+                               0x123456789ABCDEF0ull};
+  int checked = 0;
+  for (DType d : kAll) {
+    visit_dtype(d, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      ASSERT_EQ(decltype(tag)::dtype, d);
+      ASSERT_EQ(static_cast<int64_t>(sizeof(T)), itemsize(d));
+      for (uint64_t pa : patterns) {
+        for (uint64_t pb : patterns) {
+          for (BinOp op : {BinOp::kAdd, BinOp::kMul}) {
+            uint8_t a[8], b[8], want[8] = {}, got[8] = {};
+            std::memcpy(a, &pa, 8);
+            std::memcpy(b, &pb, 8);
+            binop(want, a, b, d, op);
+            store_item<T>(got,
+                          typed_binop<decltype(tag)::dtype>(load_item<T>(a), load_item<T>(b), op));
+            // NaN payloads are not specified (the compiler may swap the
+            // operands of a float add); every comparison takes NaN as NaN.
+            if constexpr (std::is_floating_point_v<T>) {
+              if (std::isnan(load_item<T>(want)) && std::isnan(load_item<T>(got))) {
+                ++checked;
+                continue;
+              }
+            }
+            ASSERT_EQ(0, std::memcmp(want, got, sizeof(T)))
+                << dtype_name(d) << " " << pa << (op == BinOp::kAdd ? " + " : " * ") << pb;
+            ++checked;
+          }
+        }
+      }
+    });
+  }
+  EXPECT_EQ(checked, 6 * 17 * 17 * 2);
+}
+
+TEST(DTypeTyped, TypedFromIntMatchesStoreInt) {
+  const int64_t values[] = {0,         1,         -1,
+                            2,         255,       256,
+                            -255,      INT32_MAX, int64_t{INT32_MAX} + 1,
+                            INT64_MIN, INT64_MAX, (int64_t{1} << 53) + 1};
+  for (DType d : kAll) {
+    visit_dtype(d, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      for (int64_t v : values) {
+        uint8_t want[8] = {}, got[8] = {};
+        store_int(want, d, v);
+        store_item<T>(got, typed_from_int<decltype(tag)::dtype, T>(v));
+        EXPECT_EQ(0, std::memcmp(want, got, sizeof(T))) << dtype_name(d) << " " << v;
+      }
+    });
+  }
 }
 
 }  // namespace

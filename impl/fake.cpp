@@ -4,6 +4,7 @@
 #include <string>
 
 #include "impl/fault.h"
+#include "impl/pool.h"
 
 namespace storcheck {
 
@@ -74,7 +75,7 @@ Result<Tensor> MetaConverter::convert(const Tensor& t) {
   }
   if (s->second.tensors++ == 0)
     pending_.erase(std::remove(pending_.begin(), pending_.end(), key), pending_.end());
-  auto m = std::make_shared<TensorImpl>();
+  auto m = make_pooled<TensorImpl>();
   if (fault_active(Fault::kFakeViewLosesAliasing) && s->second.tensors > 1) {
     m->storage = Storage::make_meta(s->second.meta->nbytes());
     m->storage->set_device(t->device());
@@ -83,7 +84,7 @@ Result<Tensor> MetaConverter::convert(const Tensor& t) {
   }
   m->geom = t->geom;  // F1: sizes, strides, offset, itemsize
   m->dtype = t->dtype;
-  m->version = std::make_shared<int64_t>(0);
+  m->version = make_pooled<int64_t>(0);
   m->fake = fake_;
   TensorEntry e;
   e.real = t;
@@ -127,7 +128,7 @@ Result<Tensor> MetaConverter::from_meta(const Tensor& m) {
                       std::string("fake_from_meta: the input is ") +
                           (m->fake ? "already a fake tensor" : "not a meta tensor") +
                           "; it takes a meta tensor");
-  auto f = std::make_shared<TensorImpl>(*m);  // the meta storage and version counter
+  auto f = make_pooled<TensorImpl>(*m);  // the meta storage and version counter
   f->fake = true;
   return Tensor(f);
 }
@@ -198,11 +199,11 @@ Result<std::vector<Tensor>> fallback_inputs(Context& ctx, const std::vector<Tens
       if (!a.ok()) return a.error();
       s = std::move(a).value();
     }
-    auto r = std::make_shared<TensorImpl>();
+    auto r = make_pooled<TensorImpl>();
     r->storage = s;
     r->geom = f->geom;
     r->dtype = f->dtype;
-    r->version = std::make_shared<int64_t>(0);
+    r->version = make_pooled<int64_t>(0);
     real_tensor.emplace(f.get(), r);
     reals.push_back(std::move(r));
   }
@@ -245,7 +246,7 @@ Result<Tensor> to_meta(const Tensor& t) {
                       "to_meta: the input is a fake tensor, which has no data to copy; convert "
                       "the real tensor");
   if (t->is_meta()) return t;  // `to` onto the tensor's own device returns it
-  auto m = std::make_shared<TensorImpl>();
+  auto m = make_pooled<TensorImpl>();
   m->geom = t->geom;
   m->geom.offset = 0;
   // F8's preserve_format as LibTorch's _to_copy does it: non-overlapping and
@@ -254,7 +255,7 @@ Result<Tensor> to_meta(const Tensor& t) {
   // [1, 1] gets [1, 2], not contiguous [3, 1]).
   if (!t->geom.is_non_overlapping_and_dense()) infer_dense_strides(t->geom, m->geom.strides.data());
   m->dtype = t->dtype;
-  m->version = std::make_shared<int64_t>(0);
+  m->version = make_pooled<int64_t>(0);
   m->storage = Storage::make_meta(meta_copy_nbytes(t->numel(), t->geom.itemsize));
   return Tensor(m);
 }

@@ -45,12 +45,14 @@ bool Geometry::numel(int64_t* out) const {
   return true;
 }
 
-bool Geometry::required_bytes(int64_t* out) const {
+namespace {
+/// Geometry::required_bytes with `offset` in place of g.offset.
+bool bytes_from(const Geometry& g, int64_t offset, int64_t* out) {
   // PyTorch's computeStorageNbytes (1.13): unsigned 64-bit arithmetic, so a
   // negative stride on a dim of size > 1 overflows, as does any extent past
   // INT64_MAX bytes (S9).
-  for (int d = 0; d < rank; ++d) {
-    if (sizes[d] == 0) {
+  for (int d = 0; d < g.rank; ++d) {
+    if (g.sizes[d] == 0) {
       *out = 0;
       return true;
     }
@@ -58,18 +60,23 @@ bool Geometry::required_bytes(int64_t* out) const {
   if (offset < 0) return false;
   uint64_t size = static_cast<uint64_t>(offset) + 1;
   bool overflowed = false;
-  for (int d = 0; d < rank; ++d) {
+  for (int d = 0; d < g.rank; ++d) {
     uint64_t term;
-    overflowed |= __builtin_mul_overflow(static_cast<uint64_t>(strides[d]),
-                                         static_cast<uint64_t>(sizes[d] - 1), &term);
+    overflowed |= __builtin_mul_overflow(static_cast<uint64_t>(g.strides[d]),
+                                         static_cast<uint64_t>(g.sizes[d] - 1), &term);
     overflowed |= __builtin_add_overflow(size, term, &size);
   }
-  overflowed |= __builtin_mul_overflow(size, static_cast<uint64_t>(itemsize), &size);
+  overflowed |= __builtin_mul_overflow(size, static_cast<uint64_t>(g.itemsize), &size);
   overflowed |= size > static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
   if (overflowed) return false;
   *out = static_cast<int64_t>(size);
   return true;
 }
+}  // namespace
+
+bool Geometry::required_bytes(int64_t* out) const { return bytes_from(*this, offset, out); }
+
+bool Geometry::extent_bytes(int64_t* out) const { return bytes_from(*this, 0, out); }
 
 bool Geometry::is_contiguous() const {
   int64_t expected = 1;
@@ -139,10 +146,8 @@ bool Geometry::has_overlap() const {
 bool storage_offset_overflows(const Geometry& g) {
   for (int d = 0; d < g.rank; ++d)
     if (g.strides[d] < 0) return false;
-  Geometry no_off = g;
-  no_off.offset = 0;
   int64_t bytes, off_bytes, total;
-  if (!no_off.required_bytes(&bytes) || bytes == 0) return false;
+  if (!g.extent_bytes(&bytes) || bytes == 0) return false;
   return __builtin_mul_overflow(g.offset, g.itemsize, &off_bytes) ||
          __builtin_add_overflow(bytes, off_bytes, &total);
 }

@@ -37,6 +37,8 @@ struct Geometry {
   /// numel == 0 (PyTorch's computeStorageNbytes, offset included). False on
   /// int64 overflow. Negative strides are not supported (callers reject them).
   bool required_bytes(int64_t* out) const;
+  /// required_bytes with the offset taken as 0, without copying the geometry.
+  bool extent_bytes(int64_t* out) const;
   /// Row-major contiguous (size-1 dims' strides ignored), as is_contiguous().
   bool is_contiguous() const;
   /// PyTorch's is_non_overlapping_and_dense.
@@ -125,13 +127,22 @@ void read_row_major_elements(const uint8_t* base, const Geometry& g, std::vector
 /// tensors.
 template <typename Fn>
 void for_each_offset2(const Geometry& a, const Geometry& b, Fn&& fn) {
-  std::array<int64_t, kGeometryMaxDims> idx{};
   for (int d = 0; d < a.rank; ++d)
     if (a.sizes[d] == 0) return;
+  if (a.rank == 0) {
+    fn(a.offset, b.offset);
+    return;
+  }
+  // The last dim in a tight loop; the outer dims as an odometer.
+  const int last = a.rank - 1;
+  const int64_t n = a.sizes[last], sa = a.strides[last], sb = b.strides[last];
+  std::array<int64_t, kGeometryMaxDims> idx{};
   int64_t oa = a.offset, ob = b.offset;
   while (true) {
-    fn(oa, ob);
-    int d = a.rank - 1;
+    // k * stride, not a running sum: the sum would step past the last
+    // element (a size-1 dim may have any stride: int64 overflow).
+    for (int64_t k = 0; k < n; ++k) fn(oa + k * sa, ob + k * sb);
+    int d = last - 1;
     for (; d >= 0; --d) {
       if (++idx[d] < a.sizes[d]) {
         oa += a.strides[d];

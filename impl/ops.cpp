@@ -6,6 +6,7 @@
 #include <string>
 
 #include "impl/fault.h"
+#include "impl/pool.h"
 #include "impl/rand.h"
 
 namespace storcheck {
@@ -66,9 +67,7 @@ Geometry geom_from(IntSpan sizes, IntSpan strides, int64_t offset, int64_t items
 }
 
 Tensor make_view(const Tensor& base, const Geometry& g) {
-  auto v = std::make_shared<TensorImpl>(*base);
-  v->geom = g;
-  return v;
+  return make_pooled<TensorImpl>(*base, g);
 }
 
 Status rank_limit(int64_t rank, const char* op) {
@@ -138,7 +137,7 @@ Result<Tensor> new_tensor(Context& ctx, const Geometry& geom, DType d, const cha
                                                     ": Storage size calculation overflowed with sizes=" +
                                                     format_sizes(g) + " and strides=" +
                                                     format_strides(g));
-  auto t = std::make_shared<TensorImpl>();
+  auto t = make_pooled<TensorImpl>();
   if (ctx.meta) {  // Note [Meta execution]
     t->storage = Storage::make_meta(bytes);
   } else {
@@ -149,7 +148,7 @@ Result<Tensor> new_tensor(Context& ctx, const Geometry& geom, DType d, const cha
   t->storage->set_device(ctx.device);
   t->geom = g;
   t->dtype = d;
-  t->version = std::make_shared<int64_t>(0);
+  t->version = make_pooled<int64_t>(0);
   t->fake = ctx.fake;
   return t;
 }
@@ -279,8 +278,20 @@ void copy_elements(const TensorImpl& src, const TensorImpl& out) {
                 std::equal(src.geom.sizes.begin(), src.geom.sizes.begin() + src.rank(),
                            out.geom.sizes.begin()),
             "copy_elements into another shape");
+  const uint8_t* in = src.storage->read_data();
+  uint8_t* o = out.storage->mutable_data();
+  if (src.dtype == out.dtype) {  // the bytes as they are
+    visit_dtype(src.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      for_each_offset2(src.geom, out.geom, [&](int64_t si, int64_t oi) {
+        store_item<T>(o + oi * int64_t{sizeof(T)}, load_item<T>(in + si * int64_t{sizeof(T)}));
+      });
+    });
+    return;
+  }
+  const int64_t si_bytes = src.geom.itemsize, oi_bytes = out.geom.itemsize;
   for_each_offset2(src.geom, out.geom, [&](int64_t si, int64_t oi) {
-    convert_element(elem_w(out, oi), out.dtype, elem_r(src, si), src.dtype);
+    convert_element(o + oi * oi_bytes, out.dtype, in + si * si_bytes, src.dtype);
   });
 }
 
@@ -384,10 +395,14 @@ Status scalar_inplace(const Tensor& t, const Scalar& s, BinOp op, const char* na
   }
   uint8_t sv[8];
   store_scalar(sv, t->dtype, s);
-  t->storage->mutable_data();  // C3: the write materializes, once, for every view
-  for_each_offset(t->geom, [&](int64_t o) {
-    uint8_t* p = elem_w(*t, o);
-    binop(p, p, sv, t->dtype, op);
+  uint8_t* data = t->storage->mutable_data();  // C3: the write materializes, once, for every view
+  visit_dtype(t->dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T b = load_item<T>(sv);
+    for_each_offset(t->geom, [&](int64_t o) {
+      uint8_t* p = data + o * int64_t{sizeof(T)};
+      store_item<T>(p, typed_binop<decltype(tag)::dtype>(load_item<T>(p), b, op));
+    });
   });
   ++*t->version;
   return {};
@@ -425,10 +440,25 @@ Result<Tensor> scalar_outplace(Context& ctx, const Tensor& t, const Scalar& s, B
   const TensorImpl& o = *out.value();
   uint8_t sv[8];
   store_scalar(sv, r, s);
-  for_each_offset2(t->geom, o.geom, [&](int64_t ti, int64_t oi) {
-    uint8_t a[8];
-    convert_element(a, r, elem_r(*t, ti), t->dtype);
-    binop(elem_w(o, oi), a, sv, r, op);
+  const uint8_t* src = t->storage->read_data();
+  uint8_t* res = o.storage->mutable_data();
+  visit_dtype(r, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    constexpr DType kD = decltype(tag)::dtype;
+    const T b = load_item<T>(sv);
+    if (t->dtype == r) {
+      for_each_offset2(t->geom, o.geom, [&](int64_t ti, int64_t oi) {
+        store_item<T>(res + oi * int64_t{sizeof(T)},
+                      typed_binop<kD>(load_item<T>(src + ti * int64_t{sizeof(T)}), b, op));
+      });
+      return;
+    }
+    const int64_t in_bytes = t->geom.itemsize;
+    for_each_offset2(t->geom, o.geom, [&](int64_t ti, int64_t oi) {
+      uint8_t a[8];
+      convert_element(a, r, src + ti * in_bytes, t->dtype);
+      store_item<T>(res + oi * int64_t{sizeof(T)}, typed_binop<kD>(load_item<T>(a), b, op));
+    });
   });
   return out;
 }
@@ -520,20 +550,20 @@ Status set_strided_checks(int64_t storage_nbytes, const Geometry& g) {
                  "as_strided: Negative strides are not supported at the moment, got strides: " +
                      format_strides(g));
   }
-  Geometry no_off = g;
-  no_off.offset = 0;
   int64_t bytes;
-  if (!no_off.required_bytes(&bytes))
+  if (!g.extent_bytes(&bytes))
     return err(ErrorKind::kStorageSizeOverflow,
                "Storage size calculation overflowed with sizes=" + format_sizes(g) +
                    " and strides=" + format_strides(g));
   if (bytes != 0) {
     // S9: LibTorch 1.13 wraps this sum silently (an out-of-bounds view).
-    if (storage_offset_overflows(g))
+    // (storage_offset_overflows(g), its strides and extent already checked.)
+    int64_t off_bytes, total;
+    if (__builtin_mul_overflow(g.offset, g.itemsize, &off_bytes) ||
+        __builtin_add_overflow(bytes, off_bytes, &total))
       return err(ErrorKind::kStorageSizeOverflow, "storage offset " + to_string(g.offset) +
                                                       " with itemsize " + to_string(g.itemsize) +
                                                       " overflows int64 (storage size overflow)");
-    int64_t total = bytes + g.offset * g.itemsize;
     if (total > storage_nbytes)
       return err(ErrorKind::kOutOfBounds,
                  "setStorage: sizes " + format_sizes(g) + ", strides " + format_strides(g) +
@@ -621,8 +651,13 @@ Result<Tensor> arange(Context& ctx, IntSpan sizes, DType d) {
   auto r = new_contiguous(ctx, sizes, d, "arange");
   if (!r.ok()) return r;
   const TensorImpl& t = *r.value();
-  int64_t n = t.numel();
-  for (int64_t k = 0; k < n; ++k) store_int(elem_w(t, k), d, k);
+  const int64_t n = t.numel();
+  uint8_t* data = t.storage->mutable_data();
+  visit_dtype(d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (int64_t k = 0; k < n; ++k)
+      store_item<T>(data + k * int64_t{sizeof(T)}, typed_from_int<decltype(tag)::dtype, T>(k));
+  });
   return r;
 }
 
@@ -643,8 +678,15 @@ Result<Tensor> full(Context& ctx, IntSpan sizes, const Scalar& value, DType d) {
                                                " without overflow");
   }
   const TensorImpl& t = *r.value();
-  int64_t n = t.numel();
-  for (int64_t k = 0; k < n; ++k) store_scalar(elem_w(t, k), d, value);
+  const int64_t n = t.numel();
+  uint8_t sv[8];
+  store_scalar(sv, d, value);
+  uint8_t* data = t.storage->mutable_data();
+  visit_dtype(d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T v = load_item<T>(sv);
+    for (int64_t k = 0; k < n; ++k) store_item<T>(data + k * int64_t{sizeof(T)}, v);
+  });
   return r;
 }
 
@@ -1108,9 +1150,12 @@ Status fill_(const Tensor& t, const Scalar& s) {
   }
   uint8_t sv[8];
   store_scalar(sv, t->dtype, s);
-  int64_t is = t->geom.itemsize;
-  t->storage->mutable_data();  // C3
-  for_each_offset(t->geom, [&](int64_t o) { copy_item(elem_w(*t, o), sv, is); });
+  uint8_t* data = t->storage->mutable_data();  // C3
+  visit_dtype(t->dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T v = load_item<T>(sv);
+    for_each_offset(t->geom, [&](int64_t o) { store_item<T>(data + o * int64_t{sizeof(T)}, v); });
+  });
   ++*t->version;
   return {};
 }
@@ -1489,8 +1534,8 @@ Result<Tensor> lazy_clone_impl(Context& ctx, const Tensor& t, bool eager) {
                "lazy_clone: the storage's data has a foreign owner (from_blob) and cannot be "
                "lazily cloned");
   if (t->is_meta()) {  // no data to share: a fresh meta storage of the same size
-    auto out = std::make_shared<TensorImpl>(*t);
-    out->version = std::make_shared<int64_t>(0);
+    auto out = make_pooled<TensorImpl>(*t);
+    out->version = make_pooled<int64_t>(0);
     out->storage = Storage::make_meta(t->storage->nbytes());
     out->storage->set_resizable(t->storage->resizable());
     out->storage->set_device(t->device());
@@ -1498,10 +1543,10 @@ Result<Tensor> lazy_clone_impl(Context& ctx, const Tensor& t, bool eager) {
   }
   Status c = ctx.budget.charge(t->storage->nbytes(), "lazy_clone");
   if (!c.ok()) return c.error();
-  auto out = std::make_shared<TensorImpl>(*t);  // C1: same geometry, offset included
-  out->version = std::make_shared<int64_t>(0);
+  auto out = make_pooled<TensorImpl>(*t);  // C1: same geometry, offset included
+  out->version = make_pooled<int64_t>(0);
   if (eager) {
-    auto s = std::make_shared<Storage>(-1, t->storage->nbytes());
+    auto s = make_pooled<Storage>(-1, t->storage->nbytes());
     s->set_resizable(t->storage->resizable());
     s->set_device(t->device());
     if (s->nbytes() > 0)

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "impl/ops.h"
+#include "impl/pool.h"
 
 namespace storcheck {
 
@@ -444,7 +445,7 @@ Result<Tensor> part_alias(const SparseTensorImpl& s, const Tensor& part,
                                                 " tensor has no such part (built by hand?)");
   Result<Tensor> a = alias(part);  // S3: shares the part's storage
   if (!a.ok()) return a;
-  if (!s.version) s.version = std::make_shared<int64_t>(0);
+  if (!s.version) s.version = make_pooled<int64_t>(0);
   a.value()->version = s.version;  // S2: a view of the sparse tensor
   return a;
 }
@@ -823,8 +824,8 @@ Result<SparseTensor> sparse_coo_tensor(Context& ctx, const Tensor& indices, cons
   // counter), not the inputs' objects: LibTorch's sparse tensor keeps its
   // parts when the input tensor's metadata changes in place (transpose_ of
   // the indices tensor; found by the CI fuzz smoke run of fake_fuzzer).
-  s->indices = std::make_shared<TensorImpl>(*indices);
-  s->values = std::make_shared<TensorImpl>(*values);
+  s->indices = make_pooled<TensorImpl>(*indices);
+  s->values = make_pooled<TensorImpl>(*values);
   return s;
 }
 

@@ -1,11 +1,12 @@
 #include "impl/storage.h"
 
-#include "impl/fault.h"
-
 #include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <string>
+
+#include "impl/fault.h"
+#include "impl/pool.h"
 
 namespace storcheck {
 
@@ -32,15 +33,20 @@ thread_local int64_t g_cow_copies = 0;
 
 std::shared_ptr<DataBlock> new_block(int64_t nbytes, const uint8_t* keep_from, int64_t keep) {
   if (nbytes == 0) return nullptr;
-  auto b = std::make_shared<DataBlock>();
-  b->bytes.reset(new uint8_t[static_cast<size_t>(nbytes)]);
-  if (keep > 0) std::memcpy(b->bytes.get(), keep_from, static_cast<size_t>(keep));
-  std::memset(b->bytes.get() + keep, 0, static_cast<size_t>(nbytes - keep));
+  auto b = make_pooled<DataBlock>(nbytes);
+  if (keep > 0) std::memcpy(b->bytes, keep_from, static_cast<size_t>(keep));
+  std::memset(b->bytes + keep, 0, static_cast<size_t>(nbytes - keep));
   return b;
 }
 }  // namespace
 
 int64_t cow_copies() { return g_cow_copies; }
+
+DataBlock::DataBlock(int64_t nbytes)
+    : bytes(static_cast<uint8_t*>(pool_allocate(static_cast<size_t>(nbytes)))),
+      size(static_cast<size_t>(nbytes)) {}
+
+DataBlock::~DataBlock() { pool_deallocate(bytes, size); }
 
 Storage::Storage(int64_t id, int64_t nbytes) : id_(id), nbytes_(0) { resize(nbytes); }
 
@@ -48,11 +54,11 @@ Result<std::shared_ptr<Storage>> Storage::allocate(AllocBudget* budget, int64_t 
                                                    std::string_view op) {
   Status st = budget->charge(nbytes, op);
   if (!st.ok()) return st.error();
-  return std::make_shared<Storage>(g_next_storage_id++, nbytes);
+  return make_pooled<Storage>(g_next_storage_id++, nbytes);
 }
 
 std::shared_ptr<Storage> Storage::make_meta(int64_t nbytes) {
-  auto s = std::make_shared<Storage>(g_next_storage_id++, 0);
+  auto s = make_pooled<Storage>(g_next_storage_id++, 0);
   s->meta_ = true;
   s->nbytes_ = nbytes;
   return s;
@@ -67,7 +73,7 @@ std::shared_ptr<Storage> Storage::make_meta(int64_t nbytes) {
 // In every case identity, nbytes, and the tensors' metadata are unchanged (C5).
 void Storage::materialize() {
   if (block_ && (block_.use_count() > 1 || fault_active(Fault::kLastSharerCopies))) {  // Case 2)
-    block_ = new_block(nbytes_, block_->bytes.get(), nbytes_);
+    block_ = new_block(nbytes_, block_->bytes, nbytes_);
     ++g_cow_copies;
   }
   cow_ = false;  // Case 3) and the end of Case 2)
@@ -89,7 +95,7 @@ void Storage::resize(int64_t nbytes) {
 
 std::shared_ptr<Storage> Storage::lazy_clone() {
   cow_ = true;
-  auto c = std::make_shared<Storage>(g_next_storage_id++, 0);
+  auto c = make_pooled<Storage>(g_next_storage_id++, 0);
   c->block_ = block_;
   c->nbytes_ = nbytes_;
   c->cow_ = true;

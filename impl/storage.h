@@ -42,8 +42,14 @@ struct AllocBudget {
 enum class DeviceType : uint8_t { kCpu, kCuda };
 
 /// Bytes that one or more storages point at.
+/// The bytes COW sharers share (C2); from the pool (impl/pool.h).
 struct DataBlock {
-  std::unique_ptr<uint8_t[]> bytes;
+  explicit DataBlock(int64_t nbytes);  ///< nbytes > 0; the bytes are not initialized
+  ~DataBlock();
+  DataBlock(const DataBlock&) = delete;
+  DataBlock& operator=(const DataBlock&) = delete;
+  uint8_t* bytes;
+  size_t size;
 };
 
 class Storage {
@@ -62,12 +68,12 @@ class Storage {
   bool is_meta() const { return meta_; }
   int64_t nbytes() const { return nbytes_; }
   /// The bytes, for reading: never materializes (C3).
-  const uint8_t* read_data() const { return block_ ? block_->bytes.get() : nullptr; }
+  const uint8_t* read_data() const { return block_ ? block_->bytes : nullptr; }
   /// The bytes, for writing: materializes a COW storage first (C3, C4).
   /// Inline: elementwise loops call it per element.
   uint8_t* mutable_data() {
     if (cow_) materialize();
-    return block_ ? block_->bytes.get() : nullptr;
+    return block_ ? block_->bytes : nullptr;
   }
   bool resizable() const { return resizable_; }
   void set_resizable(bool r) { resizable_ = r; }

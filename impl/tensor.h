@@ -32,6 +32,12 @@ struct TensorImpl {
   /// device it stands for (F1). Ops on fake tensors give fake tensors.
   bool fake = false;
 
+  TensorImpl() = default;
+  /// A view of `base` with geometry `g`: every field but geom is base's
+  /// (a field added above is shared by views unless this says otherwise).
+  TensorImpl(const TensorImpl& base, const Geometry& g)
+      : storage(base.storage), geom(g), dtype(base.dtype), version(base.version), fake(base.fake) {}
+
   /// On the meta device (meta and fake tensors): no data.
   bool is_meta() const { return storage->is_meta(); }
   /// The real device (for a fake tensor, the one it stands for).

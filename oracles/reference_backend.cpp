@@ -104,10 +104,14 @@ class ReferenceBackend final : public Backend {
                   : s.device == DeviceArg::kCpu ? DeviceType::kCpu
                                                 : home_;
     std::array<OperandLayout, kMaxArgs> layouts{};
-    for (int k = 0; k < s.nargs; ++k)
-      if (s.args[k].kind == ArgKind::kVar) layouts[static_cast<size_t>(k)] = operand_layout(s.args[k].var);
+    bool sparse_in = false;  // only the conversions and drop get here with one (check_layouts)
+    for (int k = 0; k < s.nargs; ++k) {
+      if (s.args[k].kind != ArgKind::kVar) continue;
+      layouts[static_cast<size_t>(k)] = operand_layout(s.args[k].var);
+      sparse_in |= is_sparse(layouts[static_cast<size_t>(k)].layout);
+    }
     if (Error e = check_layouts(s, layouts); e.kind != ErrorKind::kNone) return e;
-    if (s.info().category == OpCategory::kSparse || sparse_operand(s)) return run_sparse(s);
+    if (s.info().category == OpCategory::kSparse || sparse_in) return run_sparse(s);
     Result<Tensor> r = dispatch(s);
     if (!r.ok()) {
       Error e = r.error();
@@ -236,15 +240,6 @@ class ReferenceBackend final : public Backend {
     if (!vars_[k]) return {};
     return {Layout::kStrided, vars_[k]->is_meta(), observed(vars_[k]->device())};
   }
-  /// A tensor operand of `s` holds a sparse tensor (only the conversions
-  /// and drop get here: check_layouts refused every other op).
-  bool sparse_operand(const Step& s) const {
-    for (int k = 0; k < s.nargs; ++k)
-      if (s.args[k].kind == ArgKind::kVar && is_sparse(operand_layout(s.args[k].var).layout))
-        return true;
-    return false;
-  }
-
   /// Binds a strided result; one that shares the storage of the step's
   /// first operand keeps that operand's sparse base (PyTorch's _base of a
   /// view of values(), indices(), ...: F4 refuses to convert it). detach
