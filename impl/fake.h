@@ -88,6 +88,11 @@ class MetaConverter {
   MemoStats stats();
   /// Conversions between two automatic sweeps: 128, or twice the pending list.
   int64_t sweep_interval() const;
+  /// Nothing converted yet: as a freshly constructed converter.
+  bool untouched() const {
+    return tensors_.empty() && sparse_.empty() && storages_.empty() && pending_.empty() &&
+           since_sweep_ == 0;
+  }
 
  private:
   struct TensorEntry {

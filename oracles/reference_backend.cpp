@@ -79,8 +79,9 @@ class ReferenceBackend final : public Backend {
     ctx_.max_step_reads = limits.max_step_reads;
     ctx_.device = home_;  // factories (ops take their input's, DeviceScope)
     restored_.clear();
-    fake_conv_ = MetaConverter(/*fake=*/true);
-    meta_conv_ = MetaConverter(/*fake=*/false);
+    // Most programs convert nothing: keep an untouched converter.
+    if (!fake_conv_.untouched()) fake_conv_ = MetaConverter(/*fake=*/true);
+    if (!meta_conv_.untouched()) meta_conv_ = MetaConverter(/*fake=*/false);
     last_data_.assign(vars_.size(), nullptr);
     sparse_.assign(vars_.size(), nullptr);
     sparse_meta_.assign(vars_.size(), nullptr);
