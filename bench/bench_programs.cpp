@@ -2,7 +2,10 @@
 // programs (seed 1, as `storcheck bench` draws them) per iteration, through
 // a Runner over one backend (run, observe after every step) or through the
 // backend's run_step alone; and the full check over 16,000 steps of 16- and
-// of 256-step programs (the length-scaling target). These are rows of
+// of 256-step programs (the length-scaling target); and finding and
+// shrinking a planted failure (`shrink/planted_transpose`: the reference with
+// a planted transpose bug against LibTorch, shrunk as check_property
+// shrinks). These are rows of
 // `storcheck bench` that a profiler wants alone in a process:
 //
 //   perf record -g build/storcheck_bench --benchmark_filter='programs/16steps/reference$'
@@ -46,6 +49,16 @@ void bm_runner(benchmark::State& state, bool torch) {
   state.SetItemsProcessed(state.iterations() * kPrograms);
 }
 
+/// Finds the first failing program of seed 1 with the planted transpose bug
+/// and shrinks it (measure_planted_shrink, harness/bench.h), per iteration.
+void bm_shrink(benchmark::State& state) {
+  std::unique_ptr<Backend> torch = make(true);  // null: the plain reference is the oracle
+  ShrinkFigures f;
+  for (auto _ : state) f = measure_planted_shrink(torch.get(), 1, 1);
+  state.counters["steps_after"] = f.median_steps;
+  state.counters["programs_run"] = f.median_candidates;
+}
+
 /// run_step alone (execute_alone, harness/bench.h).
 void bm_execution(benchmark::State& state, bool torch) {
   std::unique_ptr<Backend> b = make(torch);
@@ -84,6 +97,8 @@ const bool registered = [] {
                                  torch)
         ->Unit(benchmark::kMillisecond);
   }
+  benchmark::RegisterBenchmark("shrink/planted_transpose", bm_shrink)
+      ->Unit(benchmark::kMillisecond);
   for (int steps : {16, 256})
     benchmark::RegisterBenchmark(("programs/" + std::to_string(steps) + "steps/full").c_str(),
                                  bm_full, steps)

@@ -1,5 +1,4 @@
 #include "harness/bench.h"
-#include "harness/gate.h"
 
 #include <algorithm>
 #include <chrono>
@@ -13,6 +12,8 @@
 #include <vector>
 
 #include "generators/program_gen.h"
+#include "harness/gate.h"
+#include "harness/shrink.h"
 #include "oracles/backend.h"
 #include "oracles/known_divergences.h"
 #include "oracles/python_backend.h"
@@ -72,6 +73,7 @@ struct BenchReport {
   std::vector<ScaleRow> by_numel;
   const char* scaling_mode = "";  ///< "full check" or "reference only"
   double generator_us = 0;        ///< per program
+  ShrinkFigures shrink;           ///< a planted failure shrunk (measure_planted_shrink)
   int64_t peak_rss_kib = -1;      ///< VmHWM after the four modes; -1: unreadable
   int64_t program_set_kib = 0;    ///< the modes' pre-generated programs, about
   int64_t peak_rss_end_kib = -1;  ///< VmHWM at the end (scaling sets included)
@@ -86,6 +88,8 @@ constexpr int kLengths[] = {4, 16, 64, 256};
 constexpr int64_t kNumels[] = {1, 64, 4096};
 /// Fewest programs per pass in a scaling row.
 constexpr int64_t kMinScalePrograms = 8;
+/// Planted failures the shrink figures shrink.
+constexpr int64_t kShrinkFailures = 10;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -335,6 +339,17 @@ void print_table(const BenchReport& r, std::ostream& out) {
 
   out << "\ngenerator: " << fmt("%.1f", r.generator_us) << " us per program (" << r.opt.steps
       << " steps)\n";
+  const ShrinkFigures& sh = r.shrink;
+  if (sh.failures == 0) {
+    out << "shrink (planted transpose bug vs " << sh.oracle << "): no failure in " << sh.scanned
+        << " programs\n";
+  } else {
+    out << "shrink (planted transpose bug vs " << sh.oracle << "): median "
+        << fmt("%.1f", sh.median_ms) << " ms per failure over " << sh.failures << " failures ("
+        << sh.scanned << " programs drawn), " << fixed0(sh.median_candidates)
+        << " programs run, 16 steps to median " << fmt("%.1f", sh.median_steps) << " (longest "
+        << sh.max_steps << ")\n";
+  }
   auto mib = [](int64_t kib) {
     return kib < 0 ? std::string("unavailable") : fmt("%.1f", kib / 1024.0) + " MiB";
   };
@@ -397,6 +412,12 @@ void print_json(const BenchReport& r, std::ostream& out) {
   }
   out << "  ],\n";
   out << "  \"generator_us_per_program\": " << fmt("%.3f", r.generator_us) << ",\n";
+  out << "  \"shrink\": {\"oracle\": " << json_string(r.shrink.oracle)
+      << ", \"failures\": " << r.shrink.failures << ", \"scanned\": " << r.shrink.scanned
+      << ", \"median_ms\": " << fmt("%.3f", r.shrink.median_ms)
+      << ", \"median_programs_run\": " << fmt("%.1f", r.shrink.median_candidates)
+      << ", \"median_steps_after\": " << fmt("%.1f", r.shrink.median_steps)
+      << ", \"max_steps_after\": " << r.shrink.max_steps << "},\n";
   auto kib_or_null = [](int64_t v) { return v < 0 ? std::string("null") : std::to_string(v); };
   out << "  \"peak_rss_kib\": " << kib_or_null(r.peak_rss_kib)
       << ", \"program_set_kib\": " << r.program_set_kib
@@ -427,6 +448,97 @@ int64_t execute_alone(Backend* backend, const Program& p) {
     if (step.op == OpId::kDrop) bound[step.args[0].var] = 0;
   }
   return steps_run;
+}
+
+namespace {
+
+class PlantedTransposeBackend final : public Backend {
+ public:
+  PlantedTransposeBackend() : inner_(make_reference_backend()) {}
+  std::string_view name() const override { return "reference_planted_transpose"; }
+  Capabilities capabilities() const override { return inner_->capabilities(); }
+  void begin(const Program& p, const Limits& limits) override { inner_->begin(p, limits); }
+  Error run_step(const Step& s) override {
+    Error e = inner_->run_step(s);
+    if (e.kind != ErrorKind::kNone || s.op != OpId::kTranspose || s.out == kNoVar) return e;
+    const Tensor* in = inner_->reference_tensor(s.args[0].var);
+    const Tensor* out = inner_->reference_tensor(s.out);
+    if (!in || !out) return e;
+    const Geometry& a = (*in)->geom;
+    const Geometry& b = (*out)->geom;
+    // The planted bug: dims of the same size swapped give the input back.
+    if (a.rank == b.rank &&
+        std::equal(a.sizes.begin(), a.sizes.begin() + a.rank, b.sizes.begin()) &&
+        !std::equal(a.strides.begin(), a.strides.begin() + a.rank, b.strides.begin()))
+      inner_->rebind(s.out, *in);
+    return e;
+  }
+  void observe(Observation* obs, const ObserveScope& scope) override {
+    inner_->observe(obs, scope);
+  }
+  std::string take_refusal() override { return inner_->take_refusal(); }
+  const Tensor* reference_tensor(VarId v) const override { return inner_->reference_tensor(v); }
+  bool rebind(VarId v, Tensor t) override { return inner_->rebind(v, std::move(t)); }
+  const SparseTensor* reference_sparse(VarId v) const override {
+    return inner_->reference_sparse(v);
+  }
+  bool rebind_sparse(VarId v, SparseTensor t) override {
+    return inner_->rebind_sparse(v, std::move(t));
+  }
+
+ private:
+  std::unique_ptr<Backend> inner_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_planted_transpose_backend() {
+  return std::make_unique<PlantedTransposeBackend>();
+}
+
+ShrinkFigures measure_planted_shrink(Backend* oracle, uint64_t seed, int64_t want) {
+  ShrinkFigures f;
+  std::unique_ptr<Backend> planted = make_planted_transpose_backend();
+  std::unique_ptr<Backend> plain;
+  if (!oracle) {
+    plain = make_reference_backend();
+    oracle = plain.get();
+  }
+  f.oracle = std::string(oracle->name());
+  Runner runner({planted.get(), oracle}, Limits{});
+  const std::string version = torch_version();
+  int64_t runs = 0;
+  auto fails = [&](const Program& q) {
+    ++runs;
+    RunReport rep = runner.run(q);
+    if (!rep.diverged) return false;
+    const Mismatch& m = rep.divergence.mismatch;
+    std::string_view op = op_info(q.steps[static_cast<size_t>(rep.divergence.step - 1)].op).name;
+    return match_known_divergence(op, m.field, m.a, m.b, version) == nullptr;
+  };
+  rc::Gen<Program> gen = gen_program(bench_config(16, 64));
+  rc::Random root(seed);
+  std::vector<double> ms, steps, candidates;
+  for (int64_t i = 0; f.failures < want && i < 20000; ++i) {
+    rc::Random r = root.split();
+    rc::Shrinkable<Program> sp = gen(r, static_cast<int>(i % (kMaxSize + 1)));
+    ++f.scanned;
+    if (!fails(sp.value())) continue;
+    ++f.failures;
+    runs = 0;
+    Clock::time_point t0 = Clock::now();
+    Program small = shrink_failing(sp, fails);
+    ms.push_back(1e3 * seconds_since(t0));
+    steps.push_back(static_cast<double>(small.steps.size()));
+    candidates.push_back(static_cast<double>(runs));
+    f.max_steps = std::max(f.max_steps, static_cast<int64_t>(small.steps.size()));
+  }
+  if (f.failures > 0) {
+    f.median_ms = median(ms);
+    f.median_steps = median(steps);
+    f.median_candidates = median(candidates);
+  }
+  return f;
 }
 
 int run_bench(const BenchOptions& opt, std::ostream& out, std::ostream& err) {
@@ -539,6 +651,7 @@ int run_bench(const BenchOptions& opt, std::ostream& out, std::ostream& err) {
     }
   }
   r.generator_us = time_generator(cfg, opt.seed, opt.programs);
+  r.shrink = measure_planted_shrink(torch ? torch.get() : nullptr, opt.seed, kShrinkFailures);
   r.peak_rss_end_kib = peak_rss_kib();
   r.total_seconds = seconds_since(start);
 

@@ -26,6 +26,8 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "program/ir.h"
@@ -54,6 +56,31 @@ std::vector<Program> bench_programs(uint64_t seed, int64_t n, int steps);
 /// failed step leaves its output unbound, a refusal ends the program.
 /// Returns the number of steps run.
 int64_t execute_alone(Backend* backend, const Program& p);
+
+/// The reference with a planted bug, for the shrink figures: `transpose` of
+/// two dims of the same size > 1 returns its input unchanged (the bug of
+/// the transpose_square_strides fault, planted in a wrapper so that builds
+/// without fault injection have it too).
+std::unique_ptr<Backend> make_planted_transpose_backend();
+
+/// How long shrinking a planted failure takes, as check_property shrinks
+/// (shrink_failing, harness/shrink.h), over the first failing programs of
+/// the benchmark's generator (16 steps, seed `seed`).
+struct ShrinkFigures {
+  int64_t failures = 0;          ///< failing programs shrunk
+  int64_t scanned = 0;           ///< programs drawn to find them
+  double median_ms = 0;          ///< per failure, shrink_failing alone
+  double median_steps = 0;       ///< steps left after shrinking (from 16)
+  int64_t max_steps = 0;         ///< the longest shrunk program
+  double median_candidates = 0;  ///< predicate calls (program runs) per failure
+  std::string oracle;            ///< the backend the planted reference is compared with
+};
+
+/// Compares the planted reference with `oracle` (LibTorch CPU, or the plain
+/// reference without LibTorch) on programs drawn from `seed` until `want`
+/// have failed (at most 20,000 drawn); a divergence the known-divergence
+/// list explains is no failure, as in check_property.
+ShrinkFigures measure_planted_shrink(Backend* oracle, uint64_t seed, int64_t want);
 
 /// Runs the benchmark and prints the table (or JSON) to `out`. Returns 0, or
 /// 2 with an "Incorrect usage:" line on `err` when programs < 1 or steps is

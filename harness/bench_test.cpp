@@ -8,6 +8,10 @@
 #include <sstream>
 #include <string>
 
+#include "oracles/backend.h"
+#include "oracles/runner.h"
+#include "program/text_format.h"
+
 namespace storcheck {
 namespace {
 
@@ -23,13 +27,13 @@ TEST(Bench, TablePrintsEveryModeRatioAndScalingRow) {
   std::ostringstream out, err;
   ASSERT_EQ(run_bench(small_bench(), out, err), 0) << err.str();
   const std::string s = out.str();
-  for (const char* label : {"reference only", "LibTorch only", "full check (pre-generated)",
-                            "end to end (generation included)", "ratio reference / LibTorch only:",
-                            "ratio full check / LibTorch only:", "reference, execution only",
-                            "LibTorch, execution only",
-                            "ratio reference / LibTorch, execution only:",
-                            "scaling with program length",
-                            "scaling with tensor size", "generator:", "peak RSS (VmHWM):"})
+  for (const char* label :
+       {"reference only", "LibTorch only", "full check (pre-generated)",
+        "end to end (generation included)", "ratio reference / LibTorch only:",
+        "ratio full check / LibTorch only:", "reference, execution only",
+        "LibTorch, execution only", "ratio reference / LibTorch, execution only:",
+        "scaling with program length", "scaling with tensor size",
+        "generator:", "peak RSS (VmHWM):", "shrink (planted transpose bug vs "})
     EXPECT_NE(s.find(label), std::string::npos) << "missing '" << label << "' in:\n" << s;
   EXPECT_TRUE(err.str().empty()) << err.str();
 }
@@ -53,6 +57,7 @@ TEST(Bench, JsonStartsWithBraceAndHasProgramsPerSecond) {
   EXPECT_NE(s.find("\"reference_over_torch\""), std::string::npos) << s;
   EXPECT_NE(s.find("\"length_scaling\""), std::string::npos) << s;
   EXPECT_NE(s.find("\"peak_rss_kib\""), std::string::npos) << s;
+  EXPECT_NE(s.find("\"shrink\": {\"oracle\": "), std::string::npos) << s;
   // The execution-only passes run the very steps the observed runs do
   // (Note [Step outcome rules]): same steps_run per pass.
   auto steps_run = [&](const std::string& mode) -> long long {
@@ -65,6 +70,35 @@ TEST(Bench, JsonStartsWithBraceAndHasProgramsPerSecond) {
   EXPECT_EQ(steps_run("reference_execution"), steps_run("reference")) << s;
   EXPECT_EQ(steps_run("torch_cpu_execution"), steps_run("torch_cpu")) << s;
   EXPECT_NE(s.find("\"reference_over_torch_execution_only\""), std::string::npos) << s;
+}
+
+TEST(Bench, PlantedTransposeDivergesOnlyWhereTheSwappedDimsHaveOneSize) {
+  std::unique_ptr<Backend> planted = make_planted_transpose_backend();
+  std::unique_ptr<Backend> ref = make_reference_backend();
+  Runner runner({ref.get(), planted.get()}, Limits{});
+  auto run = [&](const char* text) {
+    ParseResult r = parse_program(text);
+    EXPECT_TRUE(r.ok()) << text;
+    return runner.run(r.program);
+  };
+  RunReport square = run("t0 = arange [3,3] f32\nt1 = transpose t0 0 1\n");
+  ASSERT_TRUE(square.diverged);
+  EXPECT_EQ(square.divergence.step, 2);
+  EXPECT_EQ(square.divergence.mismatch.field, "strides");
+  EXPECT_FALSE(run("t0 = arange [3,4] f32\nt1 = transpose t0 0 1\n").diverged);
+  EXPECT_FALSE(run("t0 = arange [1,1] f32\nt1 = transpose t0 0 1\n").diverged);
+}
+
+TEST(Bench, PlantedFailuresShrinkToAtMostFiveSteps) {
+  // Against the plain reference (no LibTorch needed): the divergence is the
+  // planted bug alone.
+  std::unique_ptr<Backend> ref = make_reference_backend();
+  ShrinkFigures f = measure_planted_shrink(ref.get(), 1, 3);
+  EXPECT_EQ(f.failures, 3);
+  EXPECT_EQ(f.oracle, "reference");
+  EXPECT_GE(f.median_steps, 2);  // a factory and the transpose at least
+  EXPECT_LE(f.max_steps, 5);
+  EXPECT_GT(f.median_candidates, 0);
 }
 
 TEST(Bench, RejectsZeroProgramsAsIncorrectUsage) {

@@ -647,26 +647,13 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
     res.failing_program = i;
     if (opt.shrink) {
       // A PyTorch program costs milliseconds (CPython): fewer candidates.
-      int budget = prop.needs_pytorch() ? 300 : 2000;
-      bool progress = true;
-      while (progress && budget > 0) {
-        progress = false;
-        auto seq = sp.shrinks();
-        while (auto cand = seq.next()) {
-          if (--budget <= 0) break;
-          std::string t2;
-          if (check(cand->value(), shrink_head, &t2, nullptr, nullptr)) {
-            sp = std::move(*cand);
-            text = t2;
-            progress = true;
-            break;
-          }
-        }
-      }
-      p = minimize_steps(sp.value(), [&](const Program& q) {
-        std::string t3;
-        return check(q, shrink_head, &t3, nullptr, nullptr);
-      });
+      p = shrink_failing(
+          sp,
+          [&](const Program& q) {
+            std::string t;
+            return check(q, shrink_head, &t, nullptr, nullptr);
+          },
+          prop.needs_pytorch() ? 300 : 2000);
       check(p, shrink_head, &text, nullptr, nullptr);
     }
     res.counterexample = p;

@@ -41,6 +41,23 @@ Program renumber(const Program& p) {
   return out;
 }
 
+Program shrink_failing(rc::Shrinkable<Program> sp, const FailsFn& fails, int candidates) {
+  bool progress = true;
+  while (progress && candidates > 0) {
+    progress = false;
+    auto seq = sp.shrinks();
+    while (auto cand = seq.next()) {
+      if (--candidates <= 0) break;
+      if (fails(cand->value())) {
+        sp = std::move(*cand);
+        progress = true;
+        break;
+      }
+    }
+  }
+  return minimize_steps(sp.value(), fails);
+}
+
 Program minimize_steps(const Program& p, const FailsFn& fails, int max_tries) {
   Program cur = p;
   int tries = 0;
