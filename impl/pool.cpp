@@ -96,7 +96,10 @@ constexpr std::array<uint32_t, kClasses> kCap = caps(std::make_index_sequence<kC
 
 void* pool_allocate(size_t bytes) {
   const size_t c = class_of(bytes);
-  if (c >= kClasses || t_cache_dead) return ::operator new(bytes);  // Case 1), 3)
+  if (c >= kClasses) return ::operator new(bytes);  // Case 1)
+  // Every block of a class has the class's size, even one taken after this
+  // thread's cache died: another thread's cache may hold it later.
+  if (t_cache_dead) return ::operator new((c + 1) * kGrain);  // Case 3)
   Cache& cache = t_cache;
   if (FreeBlock* b = cache.head[c]) {  // Case 2)
     cache.head[c] = b->next;

@@ -2,6 +2,7 @@
 #include "impl/pool.h"
 
 #include <gtest/gtest.h>
+#include <malloc.h>
 
 #include <cstring>
 #include <set>
@@ -74,6 +75,32 @@ TEST(Pool, ABlockFreedOnAnotherThreadJoinsThatThreadsCache) {
   });  // its exit frees its cache (LeakSanitizer would see a leak otherwise)
   t.join();
   EXPECT_EQ(in_thread, 1);
+}
+
+// Case 3) of the note: a block taken after its thread's cache died (here by
+// a thread_local destroyed after the cache) may join another thread's
+// cache, which hands it out for any request of its class: it must have the
+// class's size, not the request's.
+void* g_late_block = nullptr;
+struct LateAllocator {
+  bool armed = false;
+  ~LateAllocator() {
+    if (armed) g_late_block = pool_allocate(100);  // class of 65..128 bytes
+  }
+};
+thread_local LateAllocator t_late;
+
+TEST(Pool, ABlockTakenAfterItsThreadsCacheDiedHasItsClassSize) {
+  if (!pooling()) GTEST_SKIP() << "built without the pool (STORCHECK_NO_POOL: sanitizers, fuzzing)";
+  std::thread t([] {
+    t_late.armed = true;                   // constructed first, destroyed last
+    pool_deallocate(pool_allocate(8), 8);  // the cache, destroyed before t_late
+  });
+  t.join();
+  ASSERT_NE(g_late_block, nullptr);
+  EXPECT_GE(malloc_usable_size(g_late_block), 128u);
+  pool_deallocate(g_late_block, 100);  // joins this thread's cache, as the note allows
+  g_late_block = nullptr;
 }
 
 TEST(Pool, PooledTensorsShareAndReleaseLikeMakeShared) {
