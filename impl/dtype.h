@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 namespace storcheck {
 
@@ -141,6 +142,12 @@ T typed_from_int(int64_t v) {
     return static_cast<T>(static_cast<uint64_t>(v));  // wrapping
   }
 }
+
+/// An unsigned integer as wide as T: loops that only move elements move
+/// their bits (a float register need not keep a signaling NaN's bits).
+template <typename T>
+using BitsOf = std::conditional_t<sizeof(T) == 8, uint64_t,
+                                  std::conditional_t<sizeof(T) == 4, uint32_t, uint8_t>>;
 
 template <typename T>
 T load_item(const uint8_t* p) {

@@ -282,7 +282,7 @@ void copy_elements(const TensorImpl& src, const TensorImpl& out) {
   uint8_t* o = out.storage->mutable_data();
   if (src.dtype == out.dtype) {  // the bytes as they are
     visit_dtype(src.dtype, [&](auto tag) {
-      using T = typename decltype(tag)::type;
+      using T = BitsOf<typename decltype(tag)::type>;
       for_each_offset2(src.geom, out.geom, [&](int64_t si, int64_t oi) {
         store_item<T>(o + oi * int64_t{sizeof(T)}, load_item<T>(in + si * int64_t{sizeof(T)}));
       });
@@ -683,7 +683,7 @@ Result<Tensor> full(Context& ctx, IntSpan sizes, const Scalar& value, DType d) {
   store_scalar(sv, d, value);
   uint8_t* data = t.storage->mutable_data();
   visit_dtype(d, [&](auto tag) {
-    using T = typename decltype(tag)::type;
+    using T = BitsOf<typename decltype(tag)::type>;
     const T v = load_item<T>(sv);
     for (int64_t k = 0; k < n; ++k) store_item<T>(data + k * int64_t{sizeof(T)}, v);
   });
@@ -1152,7 +1152,7 @@ Status fill_(const Tensor& t, const Scalar& s) {
   store_scalar(sv, t->dtype, s);
   uint8_t* data = t->storage->mutable_data();  // C3
   visit_dtype(t->dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
+    using T = BitsOf<typename decltype(tag)::type>;
     const T v = load_item<T>(sv);
     for_each_offset(t->geom, [&](int64_t o) { store_item<T>(data + o * int64_t{sizeof(T)}, v); });
   });

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <limits>
 #include <ostream>
@@ -1022,6 +1023,21 @@ TEST_F(OpsTest, ToDeviceOfAMetaOrFakeTensorIsDeviceMismatch) {
   Tensor f = must(fake_conv.convert(c));
   EXPECT_EQ(f->device(), DeviceType::kCuda);  // F1: the device it stands for
   EXPECT_EQ(kind(to_device(ctx, f, DeviceType::kCpu)), ErrorKind::kDeviceMismatch);
+}
+
+// The typed loops move same-dtype elements as bits: a signaling NaN's
+// payload survives clone, and fill_ and full write the scalar's bytes.
+TEST_F(OpsTest, CloneKeepsEveryBitOfSameDtypeElements) {
+  Tensor t = must(zeros(ctx, Ints{3}, DType::kF32));
+  const uint32_t bits[3] = {0x7FA00001u, 0x80000000u, 0xFFFFFFFFu};  // sNaN, -0, a NaN
+  std::memcpy(t->storage->mutable_data(), bits, sizeof bits);
+  Tensor c = must(clone(ctx, t));
+  EXPECT_EQ(0, std::memcmp(c->storage->read_data(), bits, sizeof bits));
+  Tensor d = must(zeros(ctx, Ints{2}, DType::kF64));
+  ASSERT_TRUE(fill_(d, Scalar::floating(-0.0)).ok());
+  const double neg_zero = -0.0;
+  EXPECT_EQ(0, std::memcmp(d->storage->read_data(), &neg_zero, 8));
+  EXPECT_EQ(0, std::memcmp(d->storage->read_data() + 8, &neg_zero, 8));
 }
 
 }  // namespace
