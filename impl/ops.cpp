@@ -1338,7 +1338,11 @@ Status resize_(Context& ctx, const Tensor& t, IntSpan sizes) {
                "resize_: (numel + storage offset) * itemsize overflows int64 (storage size "
                "overflow)");
   if (numel > 0) {
-    if (bytes > t->storage->nbytes()) {
+    // LibTorch compares with the storage's size_t nbytes: a meta storage
+    // whose nbytes wrapped negative (to_meta of a huge expand,
+    // meta_copy_nbytes) is larger than any request and keeps its size
+    // (found by fake_fuzzer).
+    if (static_cast<uint64_t>(bytes) > static_cast<uint64_t>(t->storage->nbytes())) {
       if (!t->storage->resizable())
         return err(ErrorKind::kNonResizable, "Trying to resize storage that is not resizable");
       if (!t->is_meta()) {  // a meta storage allocates nothing
