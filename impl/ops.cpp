@@ -27,6 +27,9 @@ using std::to_string;
 int64_t wrap_add(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
 }
+int64_t wrap_sub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
 int64_t wrap_mul(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
 }
@@ -996,7 +999,10 @@ Result<Tensor> diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t d
     diag = std::max<int64_t>(std::min(s1, s2 - offset), 0);
   else
     diag = std::max<int64_t>(std::min(s1 + offset, s2), 0);
-  if (diag != 0) off = offset >= 0 ? wrap_add(off, wrap_mul(offset, st2)) : wrap_add(off, -wrap_mul(offset, st1));
+  // LibTorch: storage_offset -= offset * stride(dim1), wrapping (a product
+  // of INT64_MIN could not be negated; found by cow_fuzzer under UBSan).
+  if (diag != 0)
+    off = offset >= 0 ? wrap_add(off, wrap_mul(offset, st2)) : wrap_sub(off, wrap_mul(offset, st1));
   Geometry g = t->geom;
   g = squeezed(g, std::max(d1, d2));
   g = squeezed(g, std::min(d1, d2));

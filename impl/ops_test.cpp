@@ -1040,5 +1040,20 @@ TEST_F(OpsTest, CloneKeepsEveryBitOfSameDtypeElements) {
   EXPECT_EQ(0, std::memcmp(d->storage->read_data() + 8, &neg_zero, 8));
 }
 
+// diagonal's offset for a negative diagonal is storage_offset - offset *
+// stride(dim1), wrapping as LibTorch's int64 arithmetic does: -2 * 2^62 is
+// INT64_MIN, which the reference negated (UBSan, found by cow_fuzzer). The
+// wrapped offset is negative: the view is refused as LibTorch refuses it.
+TEST_F(OpsTest, DiagonalWrapsANegativeOffsetTimesAHugeStride) {
+  Tensor base = must(zeros(ctx, Ints{1}, DType::kF32));
+  Tensor t = must(as_strided(base, Ints{3, 1, 0}, Ints{kTwo62, 1, 1}, 0));  // numel 0
+  Result<Tensor> d = diagonal(t, -2, 0, 1);
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error().kind, ErrorKind::kInvalidArgument);
+  EXPECT_NE(d.error().message.find("invalid storage offset -9223372036854775808"),
+            std::string::npos)
+      << d.error().message;
+}
+
 }  // namespace
 }  // namespace storcheck
