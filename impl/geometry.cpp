@@ -146,10 +146,15 @@ bool Geometry::has_overlap() const {
 bool storage_offset_overflows(const Geometry& g) {
   for (int d = 0; d < g.rank; ++d)
     if (g.strides[d] < 0) return false;
-  int64_t bytes, off_bytes, total;
+  int64_t bytes, total;
   if (!g.extent_bytes(&bytes) || bytes == 0) return false;
-  return __builtin_mul_overflow(g.offset, g.itemsize, &off_bytes) ||
-         __builtin_add_overflow(bytes, off_bytes, &total);
+  return !add_offset_bytes(g, bytes, &total);
+}
+
+bool add_offset_bytes(const Geometry& g, int64_t extent, int64_t* total) {
+  int64_t off_bytes;
+  return !__builtin_mul_overflow(g.offset, g.itemsize, &off_bytes) &&
+         !__builtin_add_overflow(extent, off_bytes, total);
 }
 
 MemOverlap internal_overlap(const Geometry& g) {

@@ -52,6 +52,9 @@ struct Geometry {
 /// `offset * itemsize` to it overflows int64 (LibTorch 1.13 wraps silently
 /// and builds a view far outside its storage).
 bool storage_offset_overflows(const Geometry& g);
+/// `extent` (the bytes without the offset) plus offset * itemsize into
+/// *total; false when either overflows int64 (the sum storage_offset_overflows checks).
+bool add_offset_bytes(const Geometry& g, int64_t extent, int64_t* total);
 
 /// PyTorch's has_internal_overlap: kYes when a dim of size > 1 has stride 0
 /// (the only case LibTorch detects and rejects in in-place ops, S7), kNo when

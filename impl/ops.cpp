@@ -561,9 +561,8 @@ Status set_strided_checks(int64_t storage_nbytes, const Geometry& g) {
   if (bytes != 0) {
     // S9: LibTorch 1.13 wraps this sum silently (an out-of-bounds view).
     // (storage_offset_overflows(g), its strides and extent already checked.)
-    int64_t off_bytes, total;
-    if (__builtin_mul_overflow(g.offset, g.itemsize, &off_bytes) ||
-        __builtin_add_overflow(bytes, off_bytes, &total))
+    int64_t total;
+    if (!add_offset_bytes(g, bytes, &total))
       return err(ErrorKind::kStorageSizeOverflow, "storage offset " + to_string(g.offset) +
                                                       " with itemsize " + to_string(g.itemsize) +
                                                       " overflows int64 (storage size overflow)");
