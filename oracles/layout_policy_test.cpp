@@ -105,5 +105,34 @@ TEST(LayoutPolicy, DeviceOpsTakeRealStridedTensorsAndCooPartsShareADeviceCase7) 
             "sparse_coo_tensor: indices on cpu and values on cuda; they must be on one device");
 }
 
+// Cases 4)-7) over the whole op table: every op outside the sparse category takes real
+// and meta strided operands, except cuda and cpu of a meta tensor (Case 7).
+TEST(LayoutPolicy, EveryNonSparseOpTakesStridedOperandsRealOrMetaButCudaCpuOfMeta) {
+  for (int op = 0; op < kNumOps; ++op) {
+    Step s;
+    s.op = static_cast<OpId>(op);
+    const OpInfo& info = s.info();
+    if (info.category == OpCategory::kSparse) continue;
+    s.nargs = static_cast<uint8_t>(info.signature.size());
+    for (int k = 0; k < s.nargs; ++k) {
+      s.args[k].kind = info.signature[k] == 'v' ? ArgKind::kVar : ArgKind::kInt;
+      s.args[k].var = k;
+    }
+    std::array<OperandLayout, kMaxArgs> in{};
+    EXPECT_EQ(check_layouts(s, in).kind, ErrorKind::kNone) << info.name;
+    in.fill(kMetaStrided);
+    const bool device_op = s.op == OpId::kCuda || s.op == OpId::kCpu;
+    const bool has_var = info.signature.find('v') != std::string_view::npos;
+    EXPECT_EQ(check_layouts(s, in).kind,
+              device_op && has_var ? ErrorKind::kUnsupportedLayout : ErrorKind::kNone)
+        << info.name;
+    in.fill(kCsr);
+    if (has_var && s.op != OpId::kDrop && s.op != OpId::kMeta && s.op != OpId::kFake &&
+        s.op != OpId::kToMeta) {
+      EXPECT_EQ(check_layouts(s, in).kind, ErrorKind::kUnsupportedLayout) << info.name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace storcheck
