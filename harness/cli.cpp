@@ -27,10 +27,12 @@ struct FlagSpec {
   const char* metavar;
   const char* help;
   const char* commands;
+  int64_t max;  ///< kInt: the largest value accepted
 };
 
 constexpr FlagSpec kFlags[] = {
-#define SC_FLAG(field, kind, def, name, metavar, help, cmds) {name, kind, def, metavar, help, cmds},
+#define SC_FLAG(field, kind, def, name, metavar, help, cmds, max) \
+  {name, kind, def, metavar, help, cmds, max},
 #include "harness/flags.def"
 #undef SC_FLAG
 };
@@ -39,8 +41,8 @@ constexpr FlagSpec kFlags[] = {
 struct Options {
   std::string command;
   std::vector<std::string> positional;
-#define SC_FLAG(field, kind, def, name, metavar, help, cmds) \
-  std::string field = def;                                  \
+#define SC_FLAG(field, kind, def, name, metavar, help, cmds, max) \
+  std::string field = def;                                        \
   bool field##_set = false;
 #include "harness/flags.def"
 #undef SC_FLAG
@@ -93,6 +95,13 @@ bool parse_i64(const std::string& s, int64_t* v, int64_t lo, int64_t hi) {
   if (errno || *end || x < lo || x > hi) return false;
   *v = x;
   return true;
+}
+
+/// A kInt flag's bound as the errors print it: 2^40, 2^20, else decimal.
+std::string bound_text(int64_t max) {
+  for (int k : {40, 20})
+    if (max == int64_t{1} << k) return "2^" + std::to_string(k);
+  return std::to_string(max);
 }
 
 bool parse_seconds(const std::string& s, double* v) {
@@ -167,8 +176,9 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
           return fail_usage(err, a + ": expected an unsigned integer, got '" + value + "'");
         break;
       case kInt:
-        if (!parse_i64(value, &n, 1, int64_t{1} << 40))
-          return fail_usage(err, a + ": expected an integer from 1 to 2^40, got '" + value + "'");
+        if (!parse_i64(value, &n, 1, spec->max))
+          return fail_usage(err, a + ": expected an integer from 1 to " + bound_text(spec->max) +
+                                     ", got '" + value + "'");
         break;
       case kSeconds:
         if (!parse_seconds(value, &d))
@@ -177,10 +187,10 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
         break;
       default: break;
     }
-#define SC_FLAG(field, kind, def, name, metavar, help, cmds) \
-  if (a == name) {                                          \
-    o.field = value;                                        \
-    o.field##_set = true;                                   \
+#define SC_FLAG(field, kind, def, name, metavar, help, cmds, max) \
+  if (a == name) {                                                \
+    o.field = value;                                              \
+    o.field##_set = true;                                         \
   }
 #include "harness/flags.def"
 #undef SC_FLAG

@@ -66,6 +66,28 @@ TEST(Cli, UnknownCommandAndFlagExitTwoWithOneLine) {
   Outcome e = cli({"repro", "--junit", "x.xml", "f"});
   EXPECT_EQ(e.code, 2);
   EXPECT_NE(e.err.find("--junit does not apply to 'repro'"), std::string::npos);
+  // Each integer flag's own range, checked before anything runs (a value
+  // past it was once replaced by the default without a word).
+  Outcome jobs = cli({"gate", "--jobs", "257"});
+  EXPECT_EQ(jobs.code, 2);
+  EXPECT_NE(jobs.err.find("--jobs: expected an integer from 1 to 256, got '257'"),
+            std::string::npos)
+      << jobs.err;
+  Outcome steps = cli({"bench", "--steps=4097"});
+  EXPECT_EQ(steps.code, 2);
+  EXPECT_NE(steps.err.find("--steps: expected an integer from 1 to 4096, got '4097'"),
+            std::string::npos)
+      << steps.err;
+  Outcome size = cli({"check", "program.roundtrip", "--max-size", "1048577"});
+  EXPECT_EQ(size.code, 2);
+  EXPECT_NE(size.err.find("--max-size: expected an integer from 1 to 2^20, got '1048577'"),
+            std::string::npos)
+      << size.err;
+  Outcome programs = cli({"gate", "--programs", "0"});
+  EXPECT_EQ(programs.code, 2);
+  EXPECT_NE(programs.err.find("--programs: expected an integer from 1 to 2^40, got '0'"),
+            std::string::npos)
+      << programs.err;
   Outcome f = cli({"gate", "--backends", "cuda"});
   EXPECT_EQ(f.code, 2);
   EXPECT_NE(f.err.find("--backends: unknown backend list 'cuda' (known: pytorch)"),
