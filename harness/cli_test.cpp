@@ -2,6 +2,7 @@
 // proof that the pipeline finds a planted bug.
 #include "harness/cli.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <string>
 
@@ -121,13 +123,25 @@ TEST(Cli, ReproOfMalformedProgramsExitsTwoNamingLineAndValue) {
     std::string expect;
   } cases[] = {
       {"t0 = arange [3] f32\nt1 = frob t0\n", ":2: unknown op 'frob'"},
-      {"t0 = arange [3] f32 7\n", ":1: arange takes 2 arguments and an optional device (cpu or "
-                                  "cuda), got 3: '7' is not a device"},
-      {"t0 = zeros [4611686018427387904,4] f32\n", ":1: zeros of sizes [4611686018427387904,4] f32 needs more than 2^63"},
+      {"t0 = arange [3] f32 7\n",
+       ":1: arange takes 2 arguments and an optional device (cpu or "
+       "cuda), got 3: '7' is not a device"},
+      {"t0 = zeros [4611686018427387904,4] f32\n",
+       ":1: zeros of sizes [4611686018427387904,4] f32 needs more than 2^63"},
       {"t0 = zeros [2] f32\nadd_ t9 1\n", ":2: add_ argument 1: undefined variable 't9'"},
-      {std::string("t0 = zeros [2] f32\n") + std::string("\x01\xff\0garbage\n", 11), ":2: byte 0x01 at column 1"},
+      {std::string("t0 = zeros [2] f32\n") + std::string("\x01\xff\0garbage\n", 11),
+       ":2: byte 0x01 at column 1"},
       {std::string(10 * 1024 * 1024, 'x'), "file is larger than max_input_bytes 1048576"},
-      {"t0 = zeros [" + std::string(5000, '1') + "] f32\n", ":1: line is 5017 bytes, more than max_line_bytes 4096"},
+      {"t0 = zeros [" + std::string(5000, '1') + "] f32\n",
+       ":1: line is 5017 bytes, more than max_line_bytes 4096"},
+      // Header lines that name something must name something that exists.
+      {"# storcheck program v1\n# known: resize-nonresizable-not-atomic-1.31\nt0 = zeros [2] f32\n",
+       ":2: '# known: resize-nonresizable-not-atomic-1.31' names no known divergence"},
+      {"# property: views.ref_matches_eagre\nt0 = zeros [2] f32\n",
+       ":1: '# property: views.ref_matches_eagre' names no property (storcheck list)"},
+      {"# property:\nt0 = zeros [2] f32\n", ":1: '# property: ' names no property"},
+      {"# property: views.ref_matches_eager\n# property: cow.matches_torch\nt0 = zeros [2] f32\n",
+       ":2: a second '# property:' header (line 1 has one)"},
   };
   int k = 0;
   for (const Case& c : cases) {
@@ -143,6 +157,23 @@ TEST(Cli, ReproOfMalformedProgramsExitsTwoNamingLineAndValue) {
   Outcome directory = cli({"repro", dir.c_str()});
   EXPECT_EQ(directory.code, 2);
   EXPECT_NE(directory.err.find("is a directory"), std::string::npos);
+}
+
+// A FIFO with no writer reads as an empty program instead of blocking the
+// open (a gate over a corpus folder that holds one must finish).
+TEST(Cli, ReproOfAFifoWithNoWriterDoesNotHang) {
+  TempDir tmp;
+  const std::string path = tmp.path() + "/fifo.sc";
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  std::future<Outcome> run = std::async(std::launch::async, [&] {
+    return cli({"repro", path.c_str()});
+  });
+  const bool finished = run.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+  if (!finished) ::close(::open(path.c_str(), O_WRONLY | O_NONBLOCK));  // unblock it: EOF
+  EXPECT_TRUE(finished) << "repro of a FIFO with no writer blocked";
+  Outcome o = run.get();
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find(": 0 steps on"), std::string::npos) << o.out;
 }
 
 TEST(Cli, ListNamesTheRequiredProperties) {

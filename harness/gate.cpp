@@ -1,7 +1,9 @@
 #include "harness/gate.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -44,25 +46,87 @@ bool activate_fault(const std::string& name, std::string* error) {
   return true;
 }
 
+namespace {
+
+/// The `# known:` and `# property:` header lines name an entry of
+/// oracles/known_divergences.cpp and a property: an unknown name, an empty
+/// one or a second line of either is an error naming the line and the value
+/// (a typo would silently drop the expected divergence, or a device
+/// finding's replay on its own backends).
+bool check_header_names(const std::string& text, std::string* error) {
+  int known_line = 0, property_line = 0;
+  int line = 0;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    ++line;
+    const std::string_view l(text.data() + at, end - at);
+    at = end + 1;
+    const bool known = l.rfind("# known:", 0) == 0, property = l.rfind("# property:", 0) == 0;
+    if (!known && !property) continue;
+    std::string value(l.substr(l.find(':') + 1));
+    value.erase(0, value.find_first_not_of(" \t"));
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t' || value.back() == '\r'))
+      value.pop_back();
+    const char* key = known ? "# known:" : "# property:";
+    int& first = known ? known_line : property_line;
+    if (first) {
+      *error = std::to_string(line) + ": a second '" + key + "' header (line " +
+               std::to_string(first) + " has one)";
+      return false;
+    }
+    first = line;
+    const bool found =
+        known ? find_known_divergence(value) != nullptr : find_property(value) != nullptr;
+    if (!found) {
+      *error = std::to_string(line) + ": '" + key + " " + value + "' names no " +
+               (known ? "known divergence (oracles/known_divergences.cpp)"
+                      : "property (storcheck list)");
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 bool read_program_file(const std::string& path, const Limits& limits, Program* program,
                        std::string* text, std::string* error) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) {
+  // Opened without blocking, so a FIFO with no writer reads as empty instead
+  // of hanging (a gate over a corpus folder must finish); fstat on the open
+  // file, so what is checked is what is read.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     *error = path + ": cannot open: " + std::strerror(errno);
+    return false;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    *error = path + ": cannot stat: " + std::strerror(errno);
+    ::close(fd);
     return false;
   }
   if (S_ISDIR(st.st_mode)) {
     *error = path + ": is a directory, expected a program file";
+    ::close(fd);
     return false;
   }
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    *error = path + ": cannot open: " + std::strerror(errno);
-    return false;
-  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // a pipe's writer may be slow
   std::string buf(static_cast<size_t>(limits.max_input_bytes) + 1, '\0');
-  f.read(&buf[0], static_cast<std::streamsize>(buf.size()));
-  buf.resize(static_cast<size_t>(f.gcount()));
+  size_t got = 0;
+  while (got < buf.size()) {
+    const ssize_t n = ::read(fd, &buf[got], buf.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *error = path + ": cannot read: " + std::strerror(errno);
+      ::close(fd);
+      return false;
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  buf.resize(got);
   if (static_cast<int64_t>(buf.size()) > limits.max_input_bytes) {
     *error = path + ": file is larger than max_input_bytes " +
              std::to_string(limits.max_input_bytes);
@@ -72,6 +136,11 @@ bool read_program_file(const std::string& path, const Limits& limits, Program* p
   if (!r.ok()) {
     *error = path + ":" + (r.error.line > 0 ? std::to_string(r.error.line) + ":" : "") + " " +
              r.error.message;
+    return false;
+  }
+  std::string header_error;
+  if (!check_header_names(buf, &header_error)) {
+    *error = path + ":" + header_error;
     return false;
   }
   *program = std::move(r.program);
