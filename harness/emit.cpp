@@ -746,6 +746,31 @@ std::string Emitter::run() {
                 "reference");
         return assemble();
       }
+      // Case 8) of Note [Steps the PyTorch backend refuses] (python_backend.py):
+      // PyTorch 1.13's Python reads strides as SymInts everywhere.
+      bool py_unreadable = false;
+      for (int a = 0; a < s.nargs; ++a) {
+        if (!sx_.py() || s.op == OpId::kDrop || s.args[a].kind != ArgKind::kVar) continue;
+        const VarObs& x = before.vars[static_cast<size_t>(s.args[a].var)];
+        py_unreadable |= x.layout == Layout::kStrided &&
+                         std::any_of(x.strides.begin(), x.strides.begin() + x.rank,
+                                     [](int64_t st) { return st < -(int64_t{1} << 62); });
+      }
+      if (py_unreadable) {
+        stop(k,
+             "an input stride lies below -2^62, which PyTorch 1.13's Python reads as a "
+             "symbolic int's pointer (a segfault: undefined behaviour, S8); `storcheck repro` "
+             "runs this step");
+        return assemble();
+      }
+      if (copies_symint_pointer_stride(s, in.strides.data(), in.rank)) {
+        stop(k,
+             "a stride lies below -2^62, where LibTorch 1.13 keeps a symbolic int's pointer, "
+             "and this op copies it as a c10::SymInt and dereferences it (a segfault: "
+             "undefined behaviour, S8): storcheck's LibTorch backend refuses to run it; "
+             "`storcheck repro` runs the reference");
+        return assemble();
+      }
       const bool sets_strides =
           s.op == OpId::kMeta || s.op == OpId::kFake || s.op == OpId::kLazyClone;
       if (sets_strides && std::any_of(in.strides.begin(), in.strides.begin() + in.rank,

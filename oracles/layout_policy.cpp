@@ -99,6 +99,18 @@ bool blocked_tiling_overflows(const Step& s, const int64_t* sizes, int rank) {
   return false;
 }
 
+bool copies_symint_pointer_stride(const Step& s, const int64_t* strides, int rank) {
+  if (s.op == OpId::kTranspose) {
+    auto wrap = [&](int64_t d) { return d < 0 ? d + rank : d; };
+    const int64_t d0 = wrap(s.args[1].i), d1 = wrap(s.args[2].i);
+    if (d0 < 0 || d0 >= rank || d1 < 0 || d1 >= rank || d0 == d1)
+      return false;  // raises, or no copy
+  } else if (s.op != OpId::kClone) {
+    return false;
+  }
+  return std::any_of(strides, strides + rank, [](int64_t st) { return st < -(int64_t{1} << 62); });
+}
+
 bool builds_sparse_from_strided(OpId op) {
   switch (op) {
     case OpId::kToSparseCoo:

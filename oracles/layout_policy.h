@@ -44,6 +44,17 @@ bool builds_sparse_from_strided(OpId op);
 /// steps and the emitted reproducers stop at them.
 bool blocked_tiling_overflows(const Step& s, const int64_t* sizes, int rank);
 
+/// S8 before clone or transpose of a tensor of strides `strides[0..rank)` on
+/// LibTorch 1.13: true when the op copies the strides as c10::SymInt
+/// without a range check (clone, through empty_strided; transpose of two
+/// distinct valid dims) and one lies in [-2^63, -2^62), the range where 1.13
+/// keeps a symbolic int's node pointer: it is dereferenced (a segfault;
+/// found by cow_fuzzer on the wrapped contiguous stride of a numel-0
+/// [0,3,2^62-1000] tensor). The other ops of the language check the range
+/// and raise (known divergence symint-range-1.13). The LibTorch 1.13 backend
+/// refuses these steps and the emitted reproducers stop at them.
+bool copies_symint_pointer_stride(const Step& s, const int64_t* strides, int rank);
+
 /// The error of a step whose operands' layouts its op does not take in
 /// storcheck's language (kUnsupportedLayout, or kUnsupportedFakeTensor /
 /// kInvalidArgument for the cases Note [Layout policy] names); kind kNone

@@ -134,5 +134,29 @@ TEST(LayoutPolicy, EveryNonSparseOpTakesStridedOperandsRealOrMetaButCudaCpuOfMet
   }
 }
 
+// A stride below -2^62 is a SymInt pointer to LibTorch 1.13: clone and a
+// transpose of two distinct valid dims copy it unchecked (found by
+// cow_fuzzer: a segfault); other ops, and transpose of a dim with itself or
+// of a bad dim, are not flagged.
+TEST(LayoutPolicy, CloneAndTransposeCopySymIntPointerStrides) {
+  auto last = [](const char* text) {
+    ParseResult r = parse_program(text);
+    EXPECT_TRUE(r.ok()) << r.error.to_string();
+    return r.program.steps.back();
+  };
+  const int64_t wrapped[] = {-(int64_t{1} << 62) - 3000, (int64_t{1} << 62) - 1000, 1};
+  const int64_t edge[] = {-(int64_t{1} << 62), 1, 1};  // the range starts below -2^62
+  const char* base = "t0 = zeros [2] i64\n";
+  auto step = [&](const char* op) { return last((std::string(base) + op + "\n").c_str()); };
+  EXPECT_TRUE(copies_symint_pointer_stride(step("t1 = clone t0"), wrapped, 3));
+  EXPECT_FALSE(copies_symint_pointer_stride(step("t1 = clone t0"), edge, 3));
+  EXPECT_TRUE(copies_symint_pointer_stride(step("t1 = transpose t0 0 1"), wrapped, 3));
+  EXPECT_TRUE(copies_symint_pointer_stride(step("t1 = transpose t0 -1 0"), wrapped, 3));
+  EXPECT_FALSE(copies_symint_pointer_stride(step("t1 = transpose t0 2 -1"), wrapped, 3));
+  EXPECT_FALSE(copies_symint_pointer_stride(step("t1 = transpose t0 0 3"), wrapped, 3));
+  for (const char* op : {"t1 = contiguous t0", "t1 = unsqueeze t0 0", "t1 = to t0 f32", "drop t0"})
+    EXPECT_FALSE(copies_symint_pointer_stride(step(op), wrapped, 3)) << op;
+}
+
 }  // namespace
 }  // namespace storcheck

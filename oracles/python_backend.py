@@ -111,8 +111,15 @@ def sc_layouts(ins):
     return tuple((SC_LAYOUT_INDEX[t.layout], sc_is_meta(t)) for t in (RUN.v[n] for n in ins))
 
 
+def sc_stride(t):
+    """t's strides. PyTorch 1.13's Tensor.stride() returns them as SymInts and reads a
+    stride below -2**62 (a numel-0 tensor's wrapped contiguous stride) as a symbolic
+    int's node pointer: a segfault. aten::stride.int returns the plain int64."""
+    return tuple(torch.ops.aten.stride(t, d) for d in range(t.dim()))
+
+
 def sc_overlapping(t):  # two indices may reach one element
-    dims = sorted((s, n) for n, s in zip(t.shape, t.stride()) if n > 1)
+    dims = sorted((s, n) for n, s in zip(t.shape, sc_stride(t)) if n > 1)
     reach = 0
     for s, n in dims:
         if s <= reach:
@@ -151,7 +158,10 @@ def sc_overlapping(t):  # two indices may reach one element
 #    split_size - 1` (or `+ chunks - 1`) overflows int64, or a piece's
 #    slice does; slice or narrow whose offset, size or stride arithmetic
 #    does (undefined behaviour in C++; split_arithmetic_overflows and
-#    slice_arithmetic_overflows in impl/ops.h).
+#    slice_arithmetic_overflows in impl/ops.h);
+# 8) any step but drop on a tensor with a stride below -2**62 (a numel-0
+#    tensor's wrapped contiguous stride): PyTorch 1.13's Python reads strides
+#    as SymInts and dereferences such a value as a symbolic int's pointer.
 # Layouts an op does not take are refused by the shared policy before this
 # (check_layouts in C++, oracles/layout_policy.h), as on every backend.
 # Steps on meta and fake tensors read and allocate nothing: no refusal but
@@ -188,7 +198,7 @@ SC_INT64_MAX = 2**63 - 1
 def sc_slice_overflows(t, dim, start, end, step):
     """slice's offset, size or stride arithmetic past int64, after its clamps
     (slice_arithmetic_overflows in impl/ops.h)."""
-    size, stride = t.shape[dim], t.stride(dim)
+    size, stride = t.shape[dim], torch.ops.aten.stride(t, dim)
     start = start + size if start < 0 else start
     end = end + size if end < 0 else end
     start = 0 if start < 0 else min(start, size)
@@ -241,14 +251,14 @@ def sc_index_arithmetic_overflows(op, t, a, b, c=0, d=0):
 def sc_piece_raises(t, dim, start, length):
     """as_strided's checks on narrow(dim, start, length) of t: a negative
     (wrapped) stride, or elements past the storage's bytes."""
-    if any(x < 0 for x in t.stride()):
+    if any(x < 0 for x in sc_stride(t)):
         return True
     sizes = list(t.shape)
     sizes[dim] = length
     if any(x == 0 for x in sizes):
         return False
-    offset = t.storage_offset() + start * t.stride(dim)
-    last = offset + sum((x - 1) * y for x, y in zip(sizes, t.stride()))
+    offset = t.storage_offset() + start * torch.ops.aten.stride(t, dim)
+    last = offset + sum((x - 1) * y for x, y in zip(sizes, sc_stride(t)))
     return (last + 1) * t.element_size() > storage(t).nbytes()
 
 
@@ -287,6 +297,13 @@ SC_COMPRESSED_INDEX_BYTES = {
 
 
 def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
+    # Case 8: PyTorch 1.13's Python reads strides as SymInts throughout (Tensor.stride(),
+    # the converters, clone, transpose): one below -2**62 is taken for a symbolic int's node
+    # pointer and dereferenced (a segfault, S8).
+    if op != "drop" and any(t.layout == torch.strided and min(sc_stride(t), default=0) < -2**62
+                            for t in ts):
+        return "case 8: an input stride below -2**62, which PyTorch 1.13 reads as a symbolic " \
+               "int's pointer (a segfault; copies_symint_pointer_stride in oracles/layout_policy.h)"
     # Case 1 on meta inputs too: storcheck's limit on a result list (a huge
     # meta tensor splits into millions of tensors in PyTorch, which has none).
     if op in ("split", "chunk", "unbind") and ts and sc_split_count(op, ts[0], a, b) > SC_MAX_SPLIT_RESULTS:
@@ -304,7 +321,7 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     # product, overflows before a size-0 dim; PyTorch sets them, then raises
     # (as_strided_ is checked in C++: inplace_numel_overflows).
     if op == "transpose_" and ts and ts[0].layout == torch.strided and 0 in ts[0].shape \
-            and min(ts[0].stride(), default=0) >= 0:  # a negative stride raises first
+            and min(sc_stride(ts[0]), default=0) >= 0:  # a negative stride raises first
         r, sizes = ts[0].dim(), list(ts[0].shape)
         if r > 0 and -r <= a < r and -r <= b < r:
             sizes[a], sizes[b] = sizes[b], sizes[a]
@@ -483,12 +500,12 @@ def sc_strided_values(t):
     n = t.numel()
     if n == 0:
         return b""
-    span = 1 + sum((m - 1) * s for m, s in zip(t.shape, t.stride()))
+    span = 1 + sum((m - 1) * s for m, s in zip(t.shape, sc_stride(t)))
     if n <= SC_OBSERVE_ALL_ELEMENTS or n <= span:
         return t.detach().clone(memory_format=torch.contiguous_format).numpy().tobytes()
     reached = torch.zeros(span, dtype=torch.bool)
     reached[0] = True
-    for m, s in zip(t.shape, t.stride()):
+    for m, s in zip(t.shape, sc_stride(t)):
         if m < 2 or s == 0:
             continue
         have = 1
@@ -537,7 +554,7 @@ def sc_observe(all_values, fresh):
         # the reference starts at 0. By design, and no part of F1's metadata: the
         # version of meta and fake tensors is reported unknown (None), not compared.
         version = None if sc_is_meta(t) else t._version
-        out.append((tuple(t.shape), tuple(t.stride()), t.storage_offset(), SC_DTYPE_INDEX[t.dtype],
+        out.append((tuple(t.shape), tuple(sc_stride(t)), t.storage_offset(), SC_DTYPE_INDEX[t.dtype],
                     2 if fake else 1 if t.is_meta else 0, nbytes, s.data_ptr() == 0, alias, ident,
                     version, values, None))
     memo, leaks = None, ""

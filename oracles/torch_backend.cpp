@@ -557,6 +557,29 @@ class TorchBackend final : public Backend {
     }
     return false;
   }
+  /// copies_symint_pointer_stride (oracles/layout_policy.h) on LibTorch
+  /// 1.13: refused (S8). PyTorch 2.x moves such values to the heap: no
+  /// refusal there. True when refused.
+  bool refuse_symint_pointer_strides(const Step& s, const at::Tensor& t) {
+#if defined(TORCH_VERSION_MAJOR) && TORCH_VERSION_MAJOR >= 2
+    (void)s;
+    (void)t;
+    return false;
+#else
+    const at::IntArrayRef st = t.strides();
+    if (!copies_symint_pointer_stride(s, st.data(), static_cast<int>(st.size()))) return false;
+    const size_t d = static_cast<size_t>(
+        std::find_if(st.begin(), st.end(), [](int64_t x) { return x < -(int64_t{1} << 62); }) -
+        st.begin());
+    refusal_ = std::string(s.info().name) + ": the input's stride " + std::to_string(st[d]) +
+               " at dim " + std::to_string(d) + " (sizes " +
+               format_ints(IntSpan(t.sizes().data(), static_cast<int>(t.dim()))) +
+               ") lies below -2^62, where LibTorch " + torch_version() +
+               " keeps a symbolic int's pointer: this op copies it as a c10::SymInt and "
+               "dereferences it (a segfault: undefined behaviour, S8): not run";
+    return true;
+#endif
+  }
   /// A 1-d uint8 tensor over all of `storage`'s bytes (no bounds check, no
   /// version bump of any variable).
   at::Tensor bytes_over(const c10::Storage& storage) const {
@@ -1820,6 +1843,7 @@ Error TorchBackend::run_out_of_place(const Step& s) {
     out_dtype = from_torch(at::result_type(t, to_torch_scalar(s.args[1].scalar)));
   }
   int64_t bytes = 0;
+  if (s.op == OpId::kClone && refuse_symint_pointer_strides(s, t)) return ok();
   if (copies) {
     if (Error e = copy_bytes(op, t, out_dtype, &bytes); e.kind != ErrorKind::kNone) return e;
     if (Error e = check_alloc(op, bytes); e.kind != ErrorKind::kNone) return e;
@@ -1880,7 +1904,10 @@ Error TorchBackend::run(const Step& s) {
       if (s.op == OpId::kSlice) bind(s, var(s, 0).slice(i(1), i(2), i(3), i(4)));
       else bind(s, var(s, 0).narrow(i(1), i(2), i(3)));
       return ok();
-    case OpId::kTranspose: bind(s, var(s, 0).transpose(i(1), i(2))); return ok();
+    case OpId::kTranspose:
+      if (refuse_symint_pointer_strides(s, var(s, 0))) return ok();
+      bind(s, var(s, 0).transpose(i(1), i(2)));
+      return ok();
     case OpId::kT: bind(s, var(s, 0).t()); return ok();
     case OpId::kPermute: bind(s, var(s, 0).permute(l(1))); return ok();
     case OpId::kMovedim: bind(s, var(s, 0).movedim(i(1), i(2))); return ok();
