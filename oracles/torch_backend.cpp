@@ -543,16 +543,21 @@ class TorchBackend final : public Backend {
   /// negative stride as size * stride of the next dim: the same overflowing
   /// signed multiply, in LibTorch's inline header (found by fake_fuzzer under
   /// UBSan). True when refused.
+  /// Refuses step `s` for the stride of `t` at dim `d`: "OP: the input's
+  /// stride X at dim D (sizes [...]) WHY".
+  void refuse_stride(const Step& s, const at::Tensor& t, size_t d, const std::string& why) {
+    refusal_ = std::string(s.info().name) + ": the input's stride " +
+               std::to_string(t.strides()[d]) + " at dim " + std::to_string(d) + " (sizes " +
+               format_ints(IntSpan(t.sizes().data(), static_cast<int>(t.dim()))) + ") " + why;
+  }
   bool refuse_wrapped_strides(const Step& s, const at::Tensor& t) {
     const at::IntArrayRef st = t.strides();
     for (size_t d = 0; d < st.size(); ++d) {
       if (st[d] >= 0) continue;
-      refusal_ = std::string(s.info().name) + ": the input's stride " + std::to_string(st[d]) +
-                 " at dim " + std::to_string(d) + " wrapped past int64 (sizes " +
-                 format_ints(IntSpan(t.sizes().data(), static_cast<int>(t.dim()))) +
-                 "); LibTorch " + torch_version() +
-                 "'s set_sizes_and_strides would recompute it with a signed multiply that "
-                 "overflows (undefined behaviour, S8): not run";
+      refuse_stride(s, t, d,
+                    "wrapped past int64; LibTorch " + torch_version() +
+                        "'s set_sizes_and_strides would recompute it with a signed multiply "
+                        "that overflows (undefined behaviour, S8): not run");
       return true;
     }
     return false;
@@ -571,12 +576,10 @@ class TorchBackend final : public Backend {
     const size_t d = static_cast<size_t>(
         std::find_if(st.begin(), st.end(), [](int64_t x) { return x < -(int64_t{1} << 62); }) -
         st.begin());
-    refusal_ = std::string(s.info().name) + ": the input's stride " + std::to_string(st[d]) +
-               " at dim " + std::to_string(d) + " (sizes " +
-               format_ints(IntSpan(t.sizes().data(), static_cast<int>(t.dim()))) +
-               ") lies below -2^62, where LibTorch " + torch_version() +
-               " keeps a symbolic int's pointer: this op copies it as a c10::SymInt and "
-               "dereferences it (a segfault: undefined behaviour, S8): not run";
+    refuse_stride(s, t, d,
+                  "lies below -2^62, where LibTorch " + torch_version() +
+                      " keeps a symbolic int's pointer: this op copies it as a c10::SymInt and "
+                      "dereferences it (a segfault: undefined behaviour, S8): not run");
     return true;
 #endif
   }
