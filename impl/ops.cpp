@@ -262,18 +262,30 @@ Status infer_size(IntSpan shape, int64_t numel, int64_t* out) {
                        "ambiguous");
       out[infer] = numel / newsize;
     }
-    // A wrapped product can match numel (0 here): the new sizes' own numel
-    // is then computed as LibTorch's set_sizes does (safe_compute_numel: an
-    // unsigned product), and may overflow (S9; found by views_fuzzer). In
-    // uint64 [2, 2^63-1, 0] does not: 2^64-2, then 0 (found by views_fuzzer
-    // when this was a signed product).
-    if (!safe_numel_ok(IntSpan(out, shape.size)))
-      return err(ErrorKind::kStorageSizeOverflow, "numel: integer multiplication overflow");
-    return {};
+    return {};  // a wrapped product may match numel: see view_numel_ok
   }
   return err(ErrorKind::kShapeMismatch, "shape '" + format_ints(shape) +
                                             "' is invalid for input of size " + to_string(numel));
 }
+
+/// After infer_size and a compute_stride that found strides: a wrapped
+/// product of the sizes can have matched numel, and the view's own numel is
+/// then computed as LibTorch's set_sizes does (safe_compute_numel: an
+/// unsigned product), which may overflow (S9; found by views_fuzzer on a
+/// numel-0 input). In uint64 [2, 2^63-1, 0] does not: 2^64-2, then 0 (found
+/// by views_fuzzer when this was a signed product). Checked only once the
+/// strides are found: for a numel-1 input, [2^63-1, 2^63-1] (a product of 1
+/// modulo 2^64) fails computeStride first, and LibTorch raises
+/// view_incompatible (found by cow_fuzzer when this check was in infer_size).
+Status view_numel_ok(IntSpan shape) {
+  if (!safe_numel_ok(shape))
+    return err(ErrorKind::kStorageSizeOverflow, "numel: integer multiplication overflow");
+  return {};
+}
+
+constexpr const char* kViewIncompatibleMessage =
+    "view size is not compatible with input tensor's size and stride (at least one dimension "
+    "spans across two contiguous subspaces). Use .reshape(...) instead.";
 
 /// Copies src's elements into fresh tensor `out` (same sizes), converting.
 void copy_elements(const TensorImpl& src, const TensorImpl& out) {
@@ -723,9 +735,9 @@ Result<Tensor> view(const Tensor& t, IntSpan sizes) {
   Status s = infer_size(sizes, t->numel(), shape.data());
   if (!s.ok()) return s.error();
   if (!compute_stride(t->geom, IntSpan(shape.data(), sizes.size), st.data()))
-    return err(ErrorKind::kViewIncompatible,
-               "view size is not compatible with input tensor's size and stride (at least one "
-               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+    return err(ErrorKind::kViewIncompatible, kViewIncompatibleMessage);
+  Status n = view_numel_ok(IntSpan(shape.data(), sizes.size));
+  if (!n.ok()) return n.error();
   Geometry g = geom_from(IntSpan(shape.data(), sizes.size), IntSpan(st.data(), sizes.size),
                          t->geom.offset, t->geom.itemsize);
   return make_view(t, g);
@@ -737,11 +749,23 @@ Result<Tensor> reshape(Context& ctx, const Tensor& t, IntSpan sizes) {
   Status s = infer_size(sizes, t->numel(), shape.data());
   if (!s.ok()) return s.error();
   IntSpan sh(shape.data(), sizes.size);
-  if (compute_stride(t->geom, sh, st.data()))
+  if (compute_stride(t->geom, sh, st.data())) {
+    Status n = view_numel_ok(sh);
+    if (!n.ok()) return n.error();
     return make_view(t, geom_from(sh, IntSpan(st.data(), sizes.size), t->geom.offset,
                                   t->geom.itemsize));
+  }
   auto c = clone_contiguous(ctx, t, "reshape");
   if (!c.ok()) return c;
+  // LibTorch views the contiguous clone (_unsafe_view), with the same checks
+  // as view: a wrapped product that matched numel can still fail there.
+  Status n = compute_stride(c.value()->geom, sh, st.data())
+                 ? view_numel_ok(sh)
+                 : Status(Error{ErrorKind::kViewIncompatible, kViewIncompatibleMessage});
+  if (!n.ok()) {
+    refund(ctx, c.value());
+    return n.error();
+  }
   Geometry g = geom_from(sh, {}, 0, t->geom.itemsize);
   contiguous_strides(g.rank, g.sizes.data(), g.strides.data());
   c.value()->geom = g;
