@@ -148,6 +148,7 @@ void MetaConverter::sweep() {
 }
 
 MemoStats MetaConverter::stats() {
+  if (untouched()) return MemoStats{};  // most programs convert nothing (issue 8)
   drop_dead_tensors();
   return MemoStats{static_cast<int64_t>(tensors_.size()), static_cast<int64_t>(storages_.size()),
                    static_cast<int64_t>(pending_.size()), static_cast<int64_t>(sparse_.size())};

@@ -290,8 +290,6 @@ void read_row_major_elements(const uint8_t* base, const Geometry& g, std::vector
   };
   int64_t n = 0;
   if (!g.numel(&n) || n == 0) return;
-  out->resize(at + static_cast<size_t>(n) * is);
-  uint8_t* dst = out->data() + at;
   // The trailing dims that are row-major contiguous (size-1 dims' strides
   // ignored) form runs of `run` adjacent elements: one memcpy per run, the
   // outer dims enumerated as usual (issue 8: most observed views are
@@ -302,6 +300,13 @@ void read_row_major_elements(const uint8_t* base, const Geometry& g, std::vector
     run *= g.sizes[outer - 1];
     --outer;
   }
+  if (outer == 0) {  // one run: appended without zero-filling first
+    const uint8_t* src = base + g.offset * g.itemsize;
+    out->insert(out->end(), src, src + static_cast<size_t>(n) * is);
+    return;
+  }
+  out->resize(at + static_cast<size_t>(n) * is);
+  uint8_t* dst = out->data() + at;
   if (run == 1) {
     for_each_offset(g, [&](int64_t o) { dst = copy_at(dst, o); });
     return;
