@@ -535,6 +535,13 @@ class TorchBackend final : public Backend {
     refusal_ =
         std::string(s.info().name) + ": no usable CUDA device for LibTorch " + torch_version();
   }
+  /// Refuses step `s` for the stride of `t` at dim `d`: "OP: the input's
+  /// stride X at dim D (sizes [...]) WHY".
+  void refuse_stride(const Step& s, const at::Tensor& t, size_t d, const std::string& why) {
+    refusal_ = std::string(s.info().name) + ": the input's stride " +
+               std::to_string(t.strides()[d]) + " at dim " + std::to_string(d) + " (sizes " +
+               format_ints(IntSpan(t.sizes().data(), static_cast<int>(t.dim()))) + ") " + why;
+  }
   /// A step that would hand `t`'s strides to TensorImpl::set_sizes_and_strides
   /// (meta/fake conversion, lazy_clone) while one is negative: refused (S8).
   /// Only a wrapped stride is negative (contiguous strides of a numel-0 shape
@@ -543,13 +550,6 @@ class TorchBackend final : public Backend {
   /// negative stride as size * stride of the next dim: the same overflowing
   /// signed multiply, in LibTorch's inline header (found by fake_fuzzer under
   /// UBSan). True when refused.
-  /// Refuses step `s` for the stride of `t` at dim `d`: "OP: the input's
-  /// stride X at dim D (sizes [...]) WHY".
-  void refuse_stride(const Step& s, const at::Tensor& t, size_t d, const std::string& why) {
-    refusal_ = std::string(s.info().name) + ": the input's stride " +
-               std::to_string(t.strides()[d]) + " at dim " + std::to_string(d) + " (sizes " +
-               format_ints(IntSpan(t.sizes().data(), static_cast<int>(t.dim()))) + ") " + why;
-  }
   bool refuse_wrapped_strides(const Step& s, const at::Tensor& t) {
     const at::IntArrayRef st = t.strides();
     for (size_t d = 0; d < st.size(); ++d) {
