@@ -563,10 +563,13 @@ class TorchBackend final : public Backend {
     return false;
   }
   /// copies_symint_pointer_stride (oracles/layout_policy.h) on LibTorch
-  /// 1.13: refused (S8). PyTorch 2.x moves such values to the heap: no
-  /// refusal there. True when refused.
+  /// 1.13: refused (S8). Later SymInts move such a value to the heap
+  /// (SymInt::promote_to_negative, tested with INT64_MIN in c10's
+  /// SymInt_test): no refusal from 2.1 on (2.0, not checked here, is
+  /// refused too). True when refused.
   bool refuse_symint_pointer_strides(const Step& s, const at::Tensor& t) {
-#if defined(TORCH_VERSION_MAJOR) && TORCH_VERSION_MAJOR >= 2
+#if defined(TORCH_VERSION_MAJOR) && \
+    (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1))
     (void)s;
     (void)t;
     return false;
