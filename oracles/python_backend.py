@@ -113,8 +113,12 @@ def sc_layouts(ins):
 
 def sc_stride(t):
     """t's strides. PyTorch 1.13's Tensor.stride() returns them as SymInts and reads a
-    stride below -2**62 (a numel-0 tensor's wrapped contiguous stride) as a symbolic
-    int's node pointer: a segfault. aten::stride.int returns the plain int64."""
+    stride below -2**62 as a symbolic int's node pointer: a segfault. Such a stride comes
+    from a wrapped contiguous stride, which only a numel-0 tensor has (any other fails
+    the byte-size check first, S9; views that would scale a stride there raise):
+    aten::stride.int, which returns the plain int64 but costs 50 times as much, reads those."""
+    if t.numel() != 0:
+        return t.stride()
     return tuple(torch.ops.aten.stride(t, d) for d in range(t.dim()))
 
 
@@ -198,7 +202,7 @@ SC_INT64_MAX = 2**63 - 1
 def sc_slice_overflows(t, dim, start, end, step):
     """slice's offset, size or stride arithmetic past int64, after its clamps
     (slice_arithmetic_overflows in impl/ops.h)."""
-    size, stride = t.shape[dim], torch.ops.aten.stride(t, dim)
+    size, stride = t.shape[dim], sc_stride(t)[dim]
     start = start + size if start < 0 else start
     end = end + size if end < 0 else end
     start = 0 if start < 0 else min(start, size)
@@ -257,7 +261,7 @@ def sc_piece_raises(t, dim, start, length):
     sizes[dim] = length
     if any(x == 0 for x in sizes):
         return False
-    offset = t.storage_offset() + start * torch.ops.aten.stride(t, dim)
+    offset = t.storage_offset() + start * sc_stride(t)[dim]
     last = offset + sum((x - 1) * y for x, y in zip(sizes, sc_stride(t)))
     return (last + 1) * t.element_size() > storage(t).nbytes()
 
