@@ -752,9 +752,9 @@ std::string Emitter::run() {
       for (int a = 0; a < s.nargs; ++a) {
         if (!sx_.py() || s.op == OpId::kDrop || s.args[a].kind != ArgKind::kVar) continue;
         const VarObs& x = before.vars[static_cast<size_t>(s.args[a].var)];
-        py_unreadable |= x.layout == Layout::kStrided &&
-                         std::any_of(x.strides.begin(), x.strides.begin() + x.rank,
-                                     [](int64_t st) { return st < -(int64_t{1} << 62); });
+        py_unreadable |=
+            x.layout == Layout::kStrided &&
+            std::any_of(x.strides.begin(), x.strides.begin() + x.rank, is_symint_pointer);
       }
       if (py_unreadable) {
         stop(k,

@@ -108,7 +108,7 @@ bool copies_symint_pointer_stride(const Step& s, const int64_t* strides, int ran
   } else if (s.op != OpId::kClone) {
     return false;
   }
-  return std::any_of(strides, strides + rank, [](int64_t st) { return st < -(int64_t{1} << 62); });
+  return std::any_of(strides, strides + rank, is_symint_pointer);
 }
 
 bool builds_sparse_from_strided(OpId op) {

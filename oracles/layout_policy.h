@@ -54,6 +54,10 @@ bool blocked_tiling_overflows(const Step& s, const int64_t* sizes, int rank);
 /// and raise (known divergence symint-range-1.13). The LibTorch 1.13 backend
 /// refuses these steps and the emitted reproducers stop at them.
 bool copies_symint_pointer_stride(const Step& s, const int64_t* strides, int rank);
+/// A value in [-2^63, -2^62): what LibTorch 1.13 takes for a SymInt's node
+/// pointer (copies_symint_pointer_stride; PyTorch 1.13's Python reads every
+/// stride that way).
+inline bool is_symint_pointer(int64_t v) { return v < -(int64_t{1} << 62); }
 
 /// The error of a step whose operands' layouts its op does not take in
 /// storcheck's language (kUnsupportedLayout, or kUnsupportedFakeTensor /

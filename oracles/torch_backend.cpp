@@ -576,9 +576,8 @@ class TorchBackend final : public Backend {
 #else
     const at::IntArrayRef st = t.strides();
     if (!copies_symint_pointer_stride(s, st.data(), static_cast<int>(st.size()))) return false;
-    const size_t d = static_cast<size_t>(
-        std::find_if(st.begin(), st.end(), [](int64_t x) { return x < -(int64_t{1} << 62); }) -
-        st.begin());
+    const size_t d =
+        static_cast<size_t>(std::find_if(st.begin(), st.end(), is_symint_pointer) - st.begin());
     refuse_stride(s, t, d,
                   "lies below -2^62, where LibTorch " + torch_version() +
                       " keeps a symbolic int's pointer: this op copies it as a c10::SymInt and "
