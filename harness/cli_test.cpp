@@ -19,6 +19,7 @@
 #include "harness/properties.h"
 #include "harness/test_support.h"
 #include "impl/fault.h"
+#include "oracles/known_divergences.h"
 #include "program/text_format.h"
 
 namespace storcheck {
@@ -251,6 +252,31 @@ TEST(EagerUnsafe, ReproShowsLibTorchCrashingWhereTheReferenceRestores) {
       << unsafe.out;
   EXPECT_NE(unsafe.out.find("was killed by SIGSEGV"), std::string::npos) << unsafe.out;
   EXPECT_NE(unsafe.out.find("where the reference restores zeros (R3)"), std::string::npos);
+}
+
+// A step the LibTorch backend refuses as undefined (S8) stops the run and
+// passes; --eager-unsafe runs it on plain LibTorch in a forked child, and
+// LibTorch 1.13 segfaults cloning a stride in its SymInt pointer range
+// (regression file clone-of-symint-pointer-stride-is-refused.sc).
+TEST(EagerUnsafe, ReproShowsLibTorchCrashingOnARefusedStep) {
+  if (!BackendSet::make().torch_cpu) GTEST_SKIP() << "built without LibTorch";
+  TempDir tmp;
+  std::string path = write(tmp.path(), "symint-clone.sc",
+                           "t0 = zeros [0,3,4611686018427386904] i64\nt1 = clone t0\n");
+  Outcome plain = run_binary("repro " + path);
+  EXPECT_EQ(plain.code, 0) << plain.out;
+  if (plain.out.find("torch_cpu refused: clone") == std::string::npos)
+    GTEST_SKIP() << "this LibTorch (" << torch_version()
+                 << ") runs clone of such a stride: nothing refused, nothing to probe";
+  Outcome unsafe = run_binary("repro " + path + " --eager-unsafe");
+  EXPECT_EQ(unsafe.code, 1) << unsafe.out;
+  EXPECT_NE(unsafe.out.find("DIVERGENCE at step 2 (t1 = clone t0): eager_unsafe"),
+            std::string::npos)
+      << unsafe.out;
+  EXPECT_NE(unsafe.out.find("was killed by SIGSEGV (11) running clone where storcheck refuses "
+                            "the step as undefined (S8)"),
+            std::string::npos)
+      << unsafe.out;
 }
 
 // Proof the pipeline finds bugs: each planted reference bug makes the gate

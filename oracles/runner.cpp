@@ -312,6 +312,14 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
     for (size_t b = 0; b < nb; ++b) {
       std::string why = backends_[b]->take_refusal();
       if (why.empty()) continue;
+      // --eager-unsafe: plain LibTorch crashing on the refused step is a
+      // finding (Note [Crash-isolated unsafe mode], oracles/torch_backend.cpp).
+      std::string unsafe = backends_[b]->take_unsafe_finding();
+      if (!unsafe.empty()) {
+        if (keep_trace) rep.trace.push_back(std::move(line));
+        return diverge(k, backends_[0]->name(), backends_[b]->name(),
+                       finding(backends_[b]->finding_field(), "(refused)", unsafe));
+      }
       rep.refusal = "step " + std::to_string(k + 1) + " (" + print_step(program, step) + "): " +
                     std::string(backends_[b]->name()) + " refused: " + why;
       if (keep_trace) {

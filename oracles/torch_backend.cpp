@@ -452,6 +452,7 @@ class TorchBackend final : public Backend {
   Error run_step(const Step& step) override {
     at::NoGradGuard no_grad;
     restored_step_ = false;
+    refused_undefined_ = false;
     // Note [Meta execution] (impl/ops.cpp): a step on meta or fake inputs
     // allocates nothing and reads nothing (no limits, no S8, no restore).
     meta_step_ = false;
@@ -493,9 +494,14 @@ class TorchBackend final : public Backend {
       }
       stands_for_[step.out] = d;
     }
-    if (eager_unsafe_ && !meta_step_ &&
-        (e.kind == ErrorKind::kUndefinedBehavior || restored_step_))
-      probe_unsafe(step, restored_step_);
+    if (eager_unsafe_ && !meta_step_) {
+      if (refused_undefined_)
+        probe_unsafe(step, UnsafeWhy::kRefused);
+      else if (restored_step_)
+        probe_unsafe(step, UnsafeWhy::kRestored);
+      else if (e.kind == ErrorKind::kUndefinedBehavior)
+        probe_unsafe(step, UnsafeWhy::kUndefined);
+    }
     return e;
   }
 
@@ -538,9 +544,16 @@ class TorchBackend final : public Backend {
   /// Refuses step `s` for the stride of `t` at dim `d`: "OP: the input's
   /// stride X at dim D (sizes [...]) WHY".
   void refuse_stride(const Step& s, const at::Tensor& t, size_t d, const std::string& why) {
-    refusal_ = std::string(s.info().name) + ": the input's stride " +
-               std::to_string(t.strides()[d]) + " at dim " + std::to_string(d) + " (sizes " +
-               format_ints(IntSpan(t.sizes().data(), static_cast<int>(t.dim()))) + ") " + why;
+    refuse_undefined(std::string(s.info().name) + ": the input's stride " +
+                     std::to_string(t.strides()[d]) + " at dim " + std::to_string(d) + " (sizes " +
+                     format_ints(IntSpan(t.sizes().data(), static_cast<int>(t.dim()))) + ") " +
+                     why);
+  }
+  /// Refuses the step as undefined on LibTorch (S8): `--eager-unsafe` runs
+  /// it on plain LibTorch in a forked child (Note [Crash-isolated unsafe mode]).
+  void refuse_undefined(std::string why) {
+    refusal_ = std::move(why);
+    refused_undefined_ = true;
   }
   /// A step that would hand `t`'s strides to TensorImpl::set_sizes_and_strides
   /// (meta/fake conversion, lazy_clone) while one is negative: refused (S8).
@@ -994,8 +1007,12 @@ class TorchBackend final : public Backend {
   Error run_out_of_place(const Step& s);
   Error run_clone_path(const Step& s);
   Error run_to_device(const Step& s);
-  void run_raw(const Step& s);
-  void probe_unsafe(const Step& s, bool restored);
+  /// Why the guarded backend did not run the plain LibTorch op.
+  enum class UnsafeWhy { kUndefined, kRestored, kRefused };
+  /// The plain LibTorch op of step `s` (no guard), or none where this
+  /// backend has no plain form of it.
+  std::function<void()> raw_op(const Step& s);
+  void probe_unsafe(const Step& s, UnsafeWhy why);
   Error run_cow_op(const Step& s);
   Error run_storage_op(const Step& s);
   Error run_convert_op(const Step& s);
@@ -1026,6 +1043,7 @@ class TorchBackend final : public Backend {
   std::vector<Device> stands_for_;
   bool eager_unsafe_ = false;
   bool restored_step_ = false;  ///< the last step applied the restore rule (R3)
+  bool refused_undefined_ = false;  ///< the last step was refused as undefined (S8)
   std::string unsafe_finding_;
   std::vector<at::Tensor> vars_;  ///< indexed by VarId; undefined = unbound
   std::vector<uint8_t> fake_;     ///< the variable is a fake tensor (Note [Meta conversion over LibTorch])
@@ -1345,40 +1363,71 @@ bool is_emptied(const at::Tensor& t) {
 }  // namespace
 
 // Note [Crash-isolated unsafe mode]
-// The plain LibTorch op that the guards refused (S8) or replaced by the
+// The plain LibTorch op that the guards refused (S8: an error of kind
+// kUndefinedBehavior, or a refusal that stops the run) or replaced by the
 // restore rule (R3), run in a forked child on a copy of this backend's
 // state; only a signal matters (an exception is LibTorch raising, which is
 // fine). The child has 10 s before SIGALRM. This is how storcheck shows
-// that eager ops on freed storage crash instead of raising.
-void TorchBackend::run_raw(const Step& s) {
-  auto v = [&](int k) -> at::Tensor& { return vars_[s.args[k].var]; };
-  auto sc = [&](int k) { return to_torch_scalar(s.args[k].scalar); };
+// that eager ops on freed storage crash instead of raising, and that a
+// refused step really crashes plain LibTorch (clone or transpose of a
+// stride in LibTorch 1.13's SymInt pointer range). Ops without a plain form
+// here (meta and fake conversion, lazy_clone of a wrapped stride on
+// LibTorch >= 2.3) are not probed.
+std::function<void()> TorchBackend::raw_op(const Step& s) {
+  auto v = [this, &s](int k) -> at::Tensor& { return vars_[s.args[k].var]; };
+  auto sc = [&s](int k) { return to_torch_scalar(s.args[k].scalar); };
+  const int64_t i1 = s.args[1].i, i2 = s.args[2].i;
   switch (s.op) {
-    case OpId::kAdd_: v(0).add_(sc(1)); break;
-    case OpId::kMul_: v(0).mul_(sc(1)); break;
-    case OpId::kFill_: v(0).fill_(sc(1)); break;
-    case OpId::kZero_: v(0).zero_(); break;
-    case OpId::kCopy_: v(0).copy_(v(1)); break;
-    case OpId::kAdd: (void)v(0).add(sc(1)); break;
-    case OpId::kMul: (void)v(0).mul(sc(1)); break;
-    case OpId::kClone: (void)v(0).clone(); break;
-    case OpId::kContiguous: (void)v(0).contiguous(); break;
-    case OpId::kLazyClone: (void)v(0).clone(); break;
-    case OpId::kTo: (void)v(0).to(to_torch(to_dtype(s.args[1].dtype))); break;
-    case OpId::kSum: (void)at::sum(v(0)); break;
-    case OpId::kReshape: (void)v(0).reshape(to_ref(s.args[1].list)); break;
-    case OpId::kFlatten: (void)v(0).flatten(s.args[1].i, s.args[2].i); break;
-    case OpId::kClonePreserveStrides: {
-      int64_t bytes = 0;
-      geometry_of(v(0)).required_bytes(&bytes);
-      (void)at::as_strided(v(0), {bytes / static_cast<int64_t>(v(0).element_size())}, {1}, 0).clone();
-      break;
-    }
-    default: break;
+    case OpId::kAdd_:
+      return [=] { v(0).add_(sc(1)); };
+    case OpId::kMul_:
+      return [=] { v(0).mul_(sc(1)); };
+    case OpId::kFill_:
+      return [=] { v(0).fill_(sc(1)); };
+    case OpId::kZero_:
+      return [=] { v(0).zero_(); };
+    case OpId::kCopy_:
+      return [=] { v(0).copy_(v(1)); };
+    case OpId::kAdd:
+      return [=] { (void)v(0).add(sc(1)); };
+    case OpId::kMul:
+      return [=] { (void)v(0).mul(sc(1)); };
+    case OpId::kClone:
+      return [=] { (void)v(0).clone(); };
+    case OpId::kContiguous:
+      return [=] { (void)v(0).contiguous(); };
+    case OpId::kLazyClone:
+      if (STORCHECK_TORCH_HAS_COW) return {};  // at::_lazy_clone: not probed
+      return [=] { (void)v(0).clone(); };      // what this backend runs for it (C6)
+    case OpId::kTo:
+      return [=] { (void)v(0).to(to_torch(to_dtype(s.args[1].dtype))); };
+    case OpId::kSum:
+      return [=] { (void)at::sum(v(0)); };
+    case OpId::kReshape:
+      return [=] { (void)v(0).reshape(to_ref(s.args[1].list)); };
+    case OpId::kFlatten:
+      return [=] { (void)v(0).flatten(i1, i2); };
+    case OpId::kTranspose:
+      return [=] { (void)v(0).transpose(i1, i2); };
+    case OpId::kToSparseBsr:
+      return [=] { (void)v(0).to_sparse_bsr(to_ref(s.args[1].list)); };
+    case OpId::kToSparseBsc:
+      return [=] { (void)v(0).to_sparse_bsc(to_ref(s.args[1].list)); };
+    case OpId::kClonePreserveStrides:
+      return [=] {
+        int64_t bytes = 0;
+        geometry_of(v(0)).required_bytes(&bytes);
+        (void)at::as_strided(v(0), {bytes / static_cast<int64_t>(v(0).element_size())}, {1}, 0)
+            .clone();
+      };
+    default:
+      return {};
   }
 }
 
-void TorchBackend::probe_unsafe(const Step& s, bool restored) {
+void TorchBackend::probe_unsafe(const Step& s, UnsafeWhy why) {
+  const std::function<void()> op = raw_op(s);
+  if (!op) return;
   std::fflush(nullptr);
   pid_t pid = ::fork();
   if (pid < 0) return;
@@ -1386,7 +1435,7 @@ void TorchBackend::probe_unsafe(const Step& s, bool restored) {
     ::alarm(10);
     try {
       at::NoGradGuard no_grad;
-      run_raw(s);
+      op();
     } catch (...) {
       ::_exit(3);
     }
@@ -1399,10 +1448,13 @@ void TorchBackend::probe_unsafe(const Step& s, bool restored) {
   int sig = WTERMSIG(status);
   const char* name = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGABRT ? "SIGABRT"
                      : sig == SIGALRM ? "SIGALRM (hang)" : sig == SIGFPE ? "SIGFPE" : "a signal";
+  const char* where = why == UnsafeWhy::kRestored  ? "where the reference restores zeros (R3)"
+                      : why == UnsafeWhy::kRefused ? "where storcheck refuses the step as "
+                                                     "undefined (S8)"
+                                                   : "where the reference reports undefined "
+                                                     "behaviour (S8)";
   unsafe_finding_ = "plain LibTorch " + torch_version() + " was killed by " + name + " (" +
-                    std::to_string(sig) + ") running " + std::string(s.info().name) +
-                    " where the reference " +
-                    (restored ? "restores zeros (R3)" : "reports undefined behaviour (S8)");
+                    std::to_string(sig) + ") running " + std::string(s.info().name) + " " + where;
 }
 
 // Clone paths with the restore rule (SEMANTICS R3, impl/ops.h Note [Restore
@@ -2166,10 +2218,10 @@ Error TorchBackend::run_sparse(const Step& s) {
       if (Error e = check_compressed_indices(s, t); e.kind != ErrorKind::kNone) return e;
       if (!t.is_meta() &&
           blocked_tiling_overflows(s, t.sizes().data(), static_cast<int>(t.dim()))) {
-        refusal_ = std::string(op) + ": LibTorch " + torch_version() +
-                   " tiles the input into blocks with strides that overflow int64 for this "
-                   "blocksize (signed overflow: undefined behaviour, S8; it then raises "
-                   "'Negative strides' or an internal SymInt assert): not run";
+        refuse_undefined(std::string(op) + ": LibTorch " + torch_version() +
+                         " tiles the input into blocks with strides that overflow int64 for "
+                         "this blocksize (signed overflow: undefined behaviour, S8; it then "
+                         "raises 'Negative strides' or an internal SymInt assert): not run");
         return ok();
       }
       at::Tensor r;
