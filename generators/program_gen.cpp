@@ -802,6 +802,17 @@ class Builder {
         }
         break;
       }
+      case 10: {  // set_: v's object takes the source's storage and geometry
+        const int k = storage_of(s.args[1].var);
+        const bool same = in.sizes == out.sizes && in.strides == out.strides;
+        Storage& st = storages_[k];
+        if (numel(out.sizes) > 0 && (out.meta || !same) && extent_bytes(out) > st.bytes) {
+          st.bytes = extent_bytes(out);  // R6; leaves COW (C8)
+          st.cow_group = -1;
+        }
+        objs_[obj_of_[v]] = {out, k};
+        break;
+      }
       case 6: bind_exact(s.out, out); break;
       case 7: {
         Storage& st = storages_[storage_of(v)];
@@ -841,6 +852,14 @@ class Builder {
   /// emptied input restore instead, R3), non-resizable storages (R1, S10).
   bool expect_error(OpId op, VarId v, const ModelTensor& in, const ModelTensor& out, int result,
                     const Step& s) const {
+    if (op == OpId::kSet_) {  // Note [set_]: only a storage that must grow can refuse
+      const VarId u = s.args[1].var;
+      if (obj_of_[u] == obj_of_[v] || numel(out.sizes) == 0) return false;
+      const Storage& su = storage(u);
+      if (out.meta) return !su.resizable;  // LibTorch 2.x's meta kernel
+      return !(in.sizes == out.sizes && in.strides == out.strides) &&
+             extent_bytes(out) > su.bytes && !su.resizable;
+    }
     const Storage& st = storage(v);
     bool cov = covers(in, st.bytes);
     if (op == OpId::kCopy_) {  // device rules first (Note [Meta execution])
@@ -954,6 +973,9 @@ class Builder {
     int w = 1;
     switch (op) {
       case OpId::kShrink: w += (f.full ? 10 : 0) + (f.fixed ? 2 : 0); break;
+      case OpId::kSet_:
+        w += f.emp ? 3 : 0;
+        break;  // restores (or keeps) an emptied storage
       case OpId::kSetNonresizable: w += f.full ? 1 : 0; break;
       case OpId::kResizeStorage: w += 3 + (f.fixed ? 1 : 0); break;
       case OpId::kSelect: case OpId::kNarrow: case OpId::kSlice: w += 3; break;  // offset views
@@ -980,6 +1002,8 @@ class Builder {
         return f.cow ? 5 : 1;
       case OpId::kDrop: return f.shared ? 10 : 1;
       case OpId::kResizeStorage: return f.cow ? 6 : 1;
+      case OpId::kSet_:
+        return f.cow ? 3 : 1;  // a COW storage gains or loses a tensor
       case OpId::kShrink: case OpId::kResize_: return f.cow ? 2 : 1;
       case OpId::kAdd: case OpId::kMul: case OpId::kClone: case OpId::kContiguous:
       case OpId::kSum:
@@ -1619,6 +1643,34 @@ class Builder {
         }
         s->args[1] = Arg::variable(src);
         *result = 5;
+        return true;
+      }
+      case OpId::kSet_: {
+        // Note [set_] (impl/ops.cpp): a source of v's dtype on v's device
+        // (v itself too: only the version changes); invalid, another dtype.
+        auto pick = [&](auto&& ok) {
+          int n = 0;
+          for (VarId u : live_)
+            if (ok(model(u))) ++n;
+          if (n == 0) return kNoVar;
+          int want = static_cast<int>(c.var2 % n);
+          for (VarId u : live_)
+            if (ok(model(u)) && want-- == 0) return u;
+          return kNoVar;
+        };
+        VarId src = kNoVar;
+        if (*invalid) {
+          src = pick([&](const ModelTensor& m) { return m.dtype != in.dtype; });
+          if (src == kNoVar) *invalid = false;
+        }
+        if (src == kNoVar)
+          src = pick([&](const ModelTensor& m) {
+            return m.dtype == in.dtype && m.meta == in.meta && m.fake == in.fake &&
+                   m.away == in.away;
+          });
+        s->args[1] = Arg::variable(src);
+        if (!*invalid) *out = model(src);
+        *result = 10;
         return true;
       }
       case OpId::kResize_: {

@@ -323,6 +323,14 @@ at::Tensor coalesce(const at::Tensor& t) {
   zero_bytes(t, old);
 }
 )CPP"},
+    {"set_(", R"CPP(void set_(at::Tensor& t, const at::Tensor& src) {  // the grown bytes are zero (R6)
+  // PyTorch's binding asserts equal dtypes; LibTorch C++ would reinterpret the bytes.
+  TORCH_CHECK(t.dtype() == src.dtype(), "set_: the source's dtype differs from self's");
+  int64_t old = static_cast<int64_t>(src.storage().nbytes());
+  t.set_(src);
+  zero_bytes(t, old);
+}
+)CPP"},
     {"memo(", R"CPP(// storcheck's converters over LibTorch (Note [Meta conversion over LibTorch]
 // in oracles/torch_backend.cpp): a meta TensorImpl with the real geometry over
 // one meta storage per real storage, memoized weakly. A fake tensor is a meta

@@ -398,6 +398,9 @@ struct FakeHook {
         (*this->converted)[(*t)->storage.get()] = (*t)->storage;
         continue;
       }
+      // A tensor given another storage by set_ after its conversion keeps
+      // its memoized meta tensor (F2's memo by identity): only identity holds.
+      const bool moved = conv->converted_storage(t->get()) != (*t)->storage.get();
       const Geometry& g = (*t)->geom;
       const bool new_meta = seen_tensors->insert(m.get()).second;
       bool same_geometry = m->geom.rank == g.rank && m->geom.offset == g.offset &&
@@ -415,6 +418,7 @@ struct FakeHook {
         return fail(why, "F2: " + name + " is the very tensor " +
                              p.var_names[static_cast<size_t>(o.identity_class)] +
                              " but converts to another meta tensor");
+      if (moved) continue;
       const Storage* ms = m->storage.get();
       const Storage*& a = sc.by_alias.at(slot(o.alias_class));
       if (!a) a = ms;
@@ -452,14 +456,36 @@ struct FakeHook {
                            " live tensors (a strong reference keeps dead tensors)");
     conv->sweep();
     s = conv->stats();
-    int64_t alive = 0;  // the map's keys are distinct storages
-    for (const auto& entry : *converted) alive += !entry.second.expired();
-    const int64_t held = alive - storages;
-    if (s.storages != alive || s.pending != held)
+    // The storages the live tensors' memo entries name: each tensor's
+    // storage, or, for a tensor set_ moved after its conversion, the one it
+    // was converted from (its entry keeps that storage's entry, dead or
+    // not, until the tensor dies, as PyTorch's converters do). An alive
+    // converted storage no entry names is pending (a sparse variable's part,
+    // or the new storage of a moved tensor); a dead one still named counts.
+    std::set<const Storage*> named;
+    for (VarId v = 0; v < static_cast<VarId>(after.vars.size()); ++v) {
+      const Tensor* t = reference->reference_tensor(v);
+      if (!after.vars[static_cast<size_t>(v)].live || !t || (*t)->is_meta()) continue;
+      if (const Storage* from = conv->converted_storage(t->get())) named.insert(from);
+    }
+    int64_t alive = 0, held = 0;  // the map's keys are distinct storages
+    for (const auto& entry : *converted) {
+      if (entry.second.expired()) continue;
+      ++alive;
+      held += named.count(entry.first) == 0;
+    }
+    int64_t pinned = 0;
+    for (const Storage* k : named) {
+      auto c = converted->find(k);
+      pinned += c == converted->end() || c->second.expired();
+    }
+    if (s.storages != alive + pinned || s.pending != held)
       return fail(why, "F3: after a sweep the memo holds " + std::to_string(s.storages) +
                            " storage entries (" + std::to_string(s.pending) + " pending) for " +
-                           std::to_string(storages) + " live storages of variables and " +
-                           std::to_string(held) + " kept alive by sparse variables");
+                           std::to_string(storages) + " live storages of variables, " +
+                           std::to_string(held) + " alive but named by no live tensor's entry " +
+                           "(parts of sparse variables, new storages of tensors set_ moved) and " +
+                           std::to_string(pinned) + " dead ones named by tensors set_ moved");
     return true;
   }
 };
@@ -483,7 +509,13 @@ struct ConversionHook {
   const Backend* reference;
   Invariant inv;
   struct Conv {
-    std::vector<std::pair<std::weak_ptr<TensorImpl>, std::weak_ptr<TensorImpl>>> tensors;
+    /// A conversion: the real tensor, its result, and the real storage it
+    /// had then (set_ may move the tensor to another one later).
+    struct Converted {
+      std::weak_ptr<TensorImpl> first, second;
+      std::weak_ptr<Storage> from;
+    };
+    std::vector<Converted> tensors;
     std::map<const Storage*, std::pair<std::weak_ptr<Storage>, std::weak_ptr<Storage>>> storages;
     std::vector<std::weak_ptr<SparseTensorImpl>> sparse;  ///< converted real sparse tensors
   };
@@ -536,10 +568,10 @@ struct ConversionHook {
         for (int d = 0; same && d < g.rank; ++d)
           same = g.sizes[d] == m.sizes[d] && g.strides[d] == m.strides[d];
         bool earlier = false;
-        for (const auto& [real, result] : c.tensors) {
-          if (real.lock() != *in) continue;
+        for (const auto& e : c.tensors) {
+          if (e.first.lock() != *in) continue;
           earlier = true;
-          if (auto r = result.lock(); r && r != *out)
+          if (auto r = e.second.lock(); r && r != *out)
             return fail(why, "F2: " + name + " is another tensor than the live earlier " +
                                  "conversion of the same real tensor");
         }
@@ -547,8 +579,15 @@ struct ConversionHook {
           return fail(why, "F1: " + name + " has other sizes, strides, offset or dtype than " +
                                p.var_names[static_cast<size_t>(s.args[0].var)]);
       }
+      // The very result of an earlier conversion of this real tensor (F2's
+      // memo): its storage was checked when it was made. After set_ moved
+      // the real tensor to another storage, it still stands for the old one.
+      const bool memo_hit = std::any_of(c.tensors.begin(), c.tensors.end(), [&](const auto& e) {
+        return e.first.lock() == *in && e.second.lock() == *out;
+      });
       auto found = c.storages.find((*in)->storage.get());
-      if (found != c.storages.end() && found->second.first.lock() == (*in)->storage) {
+      if (memo_hit) {
+      } else if (found != c.storages.end() && found->second.first.lock() == (*in)->storage) {
         auto meta = found->second.second.lock();
         if (inv == Invariant::kFakeMemoIdentity && meta && meta != (*out)->storage)
           return fail(why, "F2: " + name + " has another fake storage than earlier conversions " +
@@ -561,7 +600,7 @@ struct ConversionHook {
                                std::to_string((*in)->storage->nbytes()));
         c.storages[(*in)->storage.get()] = {(*in)->storage, (*out)->storage};
       }
-      c.tensors.emplace_back(*in, *out);
+      if (!memo_hit) c.tensors.push_back({*in, *out, (*in)->storage});
     }
     if (inv != Invariant::kFakeSweepFrees || !after.memo_known) return true;
     // Alive means bound to a live variable: a leaking memo keeps its real
@@ -646,10 +685,24 @@ struct ConversionHook {
         auto st = e.second.first.lock();
         storages += st && has(bound_storages, st.get()) ? 1 : 0;
       }
+      // A live converted tensor that set_ moved keeps the entry of the
+      // storage it was converted from, dead or not (PyTorch's converters
+      // drop it at the tensor's death): once per dead storage.
+      std::vector<std::weak_ptr<Storage>> pinned;
+      for (const auto& e : c.tensors) {
+        auto t = e.first.lock();
+        if (!t || !has(bound, t.get()) || !e.from.expired()) continue;
+        const bool seen = std::any_of(pinned.begin(), pinned.end(), [&](const auto& p) {
+          return !p.owner_before(e.from) && !e.from.owner_before(p);
+        });
+        if (!seen) pinned.push_back(e.from);
+      }
+      storages += static_cast<int64_t>(pinned.size());
       if (m.storages != storages)
         return fail(why, std::string("F3: after a sweep the ") + conv_name + " memo holds " +
                              std::to_string(m.storages) + " storage entries for " +
-                             std::to_string(storages) + " live converted storages");
+                             std::to_string(storages) +
+                             " live converted storages (and dead ones of tensors set_ moved)");
     }
     return true;
   }

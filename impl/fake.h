@@ -88,6 +88,14 @@ class MetaConverter {
   MemoStats stats();
   /// Conversions between two automatic sweeps: 128, or twice the pending list.
   int64_t sweep_interval() const;
+  /// The real storage `t` had when it was converted (its memo entry's key);
+  /// null without an entry. After set_ gives `t` another storage they
+  /// differ: the memo still returns the meta tensor of the old one (F2's
+  /// memo by identity, as PyTorch's converters; Note [set_] in impl/ops.cpp).
+  const Storage* converted_storage(const TensorImpl* t) const {
+    auto it = tensors_.find(t);
+    return it == tensors_.end() ? nullptr : it->second.storage_key;
+  }
   /// Nothing converted yet: as a freshly constructed converter.
   bool untouched() const {
     return tensors_.empty() && sparse_.empty() && storages_.empty() && pending_.empty() &&

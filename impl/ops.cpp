@@ -1385,6 +1385,87 @@ Status resize_(Context& ctx, const Tensor& t, IntSpan sizes) {
   return {};
 }
 
+// Note [set_]
+// self.set_(source) as LibTorch's set_tensor_ -> set_.source_Storage_storage_offset
+// runs it (SEMANTICS F7 names set_ an inplace_view op):
+// 1) Python's binding asserts the dtypes are equal (LibTorch C++ would
+//    reinterpret the bytes): kInvalidArgument here, before anything else.
+//    FakeTensorMode refuses a fake tensor mixed with a non-fake one, as in
+//    copy_.
+// 2) The same tensor object: nothing changes but self's version.
+// 3) checkSetStorage: another storage must be on the same device (meta
+//    with meta; a meta storage's stand-in device does not count), else
+//    kDeviceMismatch; then self points at it.
+// 4) resize_impl: self takes source's offset, sizes and strides; only when
+//    the sizes or strides differ from self's old ones, and source has
+//    elements, does the storage grow to offset + extent bytes (zero-filled,
+//    R6; LibTorch leaves them uninitialized). So set_ to an emptied source
+//    of self's own shape leaves self emptied too (LibTorch 1.13; later
+//    versions check the offset against the storage there), and a different
+//    shape restores the shared storage for every alias. A meta storage
+//    never allocates: as LibTorch 2.x's set_storage_meta__symint, a source
+//    with elements on a non-resizable meta storage raises, and the byte
+//    count only grows (1.13 sets it to the extent, shrinking it: known
+//    divergence meta-set-sets-nbytes-1.13).
+// 5) Growing a non-resizable storage raises kNonResizable after self was
+//    changed (LibTorch sets the storage, offset, sizes and strides before
+//    it resizes) and without a version bump (the ADInplaceOrView kernel
+//    bumps after a kernel that returns). The allocation limit is checked
+//    first, with nothing changed: a backend cannot stop LibTorch half way.
+// 6) Success bumps self's version counter (shared with self's views, not
+//    with source's). self keeps its own version counter, dtype and fake flag.
+namespace {
+/// LibTorch's name of the device a storage is on ("cpu", "cuda", "meta").
+const char* storage_device_name(const Storage& st) {
+  return st.is_meta() ? "meta" : st.device() == DeviceType::kCuda ? "cuda" : "cpu";
+}
+}  // namespace
+
+Status set_(Context& ctx, const Tensor& self, const Tensor& source) {
+  if (self->dtype != source->dtype)
+    return err(ErrorKind::kInvalidArgument,
+               "set_: the source's dtype " + std::string(dtype_name(source->dtype)) +
+                   " differs from self's " + std::string(dtype_name(self->dtype)) +
+                   " (PyTorch asserts source.dtype() == self.dtype())");
+  if (self->fake != source->fake)
+    return err(ErrorKind::kDeviceMismatch,
+               std::string("set_: FakeTensorMode: a ") + (self->fake ? "fake" : "non-fake") +
+                   " self with a " + (source->fake ? "fake" : "non-fake") +
+                   " source; convert all tensors to fake tensors first");
+  if (self.get() == source.get()) {
+    ++*self->version;
+    return {};
+  }
+  Storage& st = *source->storage;
+  const bool meta = st.is_meta();
+  if (self->storage != source->storage &&
+      (self->is_meta() != meta || (!meta && self->device() != source->device())))
+    return err(ErrorKind::kDeviceMismatch,
+               std::string("set_: Attempted to set the storage of a tensor on device \"") +
+                   storage_device_name(*self->storage) + "\" to a storage on different device \"" +
+                   storage_device_name(st) +
+                   "\".  This is no longer allowed; the devices must match.");
+  const Geometry& g = source->geom;
+  bool same = self->geom.rank == g.rank;
+  for (int d = 0; same && d < g.rank; ++d)
+    same = self->geom.sizes[d] == g.sizes[d] && self->geom.strides[d] == g.strides[d];
+  int64_t numel = 0, need = 0;
+  const bool sized = g.numel(&numel) && numel > 0 && g.required_bytes(&need);
+  const bool grows =
+      sized && (meta || !same) && static_cast<uint64_t>(need) > static_cast<uint64_t>(st.nbytes());
+  if (grows && !meta && st.resizable()) {
+    Status c = ctx.budget.charge(need, "set_");
+    if (!c.ok()) return c;
+  }
+  self->storage = source->storage;
+  self->geom = g;
+  if ((meta ? sized : grows) && !st.resizable())
+    return err(ErrorKind::kNonResizable, "Trying to resize storage that is not resizable");
+  if (grows) st.resize(need);
+  ++*self->version;
+  return {};
+}
+
 // --- Out-of-place compute ----------------------------------------------------------
 
 Result<Tensor> add(Context& ctx, const Tensor& t, const Scalar& s) {

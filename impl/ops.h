@@ -85,6 +85,9 @@ Status squeeze_(const Tensor& t, int64_t dim);
 Status as_strided_(const Tensor& t, IntSpan sizes, IntSpan strides, int64_t offset);
 /// Contiguous sizes; grows the storage (zero-filled, R6) when it is too small.
 Status resize_(Context& ctx, const Tensor& t, IntSpan sizes);
+/// self.set_(source), Note [set_]: self takes source's storage, offset,
+/// sizes and strides; may grow the storage (zero-filled, R6).
+Status set_(Context& ctx, const Tensor& self, const Tensor& source);
 
 // --- Out-of-place compute (fresh storage) ---------------------------------------
 Result<Tensor> add(Context& ctx, const Tensor& t, const Scalar& s);

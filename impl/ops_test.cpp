@@ -832,6 +832,83 @@ TEST_F(OpsTest, ResizeGrowingZeroFillsAndKeepsOldBytesR6) {
   EXPECT_EQ(alias_of_r->storage, r->storage);  // same storage object, grown in place
 }
 
+// Note [set_]: each expectation checked in PyTorch 1.13 (x.set_(y) under no_grad).
+TEST_F(OpsTest, SetTakesTheSourcesStorageAndGeometryAndBumpsOnlySelf) {
+  Tensor base = must(arange(ctx, Ints{3, 4}, DType::kF32));
+  Tensor src = must(transpose(base, 0, 1));
+  Tensor x = must(ones(ctx, Ints{2}, DType::kF32));
+  Tensor old_view = must(narrow(x, 0, 0, 1));
+  ASSERT_EQ(kind(set_(ctx, x, src)), ErrorKind::kNone);
+  EXPECT_EQ(x->storage, base->storage);
+  EXPECT_EQ(sizes(x), (I{4, 3}));
+  EXPECT_EQ(strides(x), (I{1, 4}));
+  EXPECT_EQ(*x->version, 1);
+  EXPECT_EQ(*old_view->version, 1);  // x's counter, which its views share
+  EXPECT_EQ(*src->version, 0);
+  EXPECT_NE(old_view->storage, x->storage);            // the view stays on the old storage
+  ASSERT_EQ(kind(set_(ctx, x, x)), ErrorKind::kNone);  // itself: only the version
+  EXPECT_EQ(*x->version, 2);
+}
+
+TEST_F(OpsTest, SetGrowsAnEmptiedStorageOnlyForAnotherGeometryR6) {
+  Tensor e = must(ones(ctx, Ints{5}, DType::kF32));
+  ASSERT_EQ(kind(shrink(e)), ErrorKind::kNone);
+  Tensor same = must(zeros(ctx, Ints{5}, DType::kF32));
+  ASSERT_EQ(kind(set_(ctx, same, e)), ErrorKind::kNone);
+  EXPECT_EQ(e->storage->nbytes(), 0);  // sizes and strides as before: no resize
+  Tensor other = must(zeros(ctx, Ints{2}, DType::kF32));
+  ASSERT_EQ(kind(set_(ctx, other, e)), ErrorKind::kNone);
+  EXPECT_EQ(e->storage->nbytes(), 20);       // every alias sees it restored
+  EXPECT_EQ(values(e), (D{0, 0, 0, 0, 0}));  // zeros here; uninitialized in LibTorch
+}
+
+TEST_F(OpsTest, SetGrowingANonResizableStorageRaisesAfterSelfMoved) {
+  Tensor e = must(ones(ctx, Ints{2, 3}, DType::kF32));
+  Tensor src = must(transpose(e, 0, 1));
+  ASSERT_EQ(kind(shrink(e)), ErrorKind::kNone);
+  ASSERT_EQ(kind(set_nonresizable(e)), ErrorKind::kNone);
+  Tensor x = must(arange(ctx, Ints{4}, DType::kF32));
+  EXPECT_EQ(kind(set_(ctx, x, src)), ErrorKind::kNonResizable);
+  EXPECT_EQ(x->storage, e->storage);  // torch: set_storage_cpu_ set them before resizing
+  EXPECT_EQ(strides(x), (I{1, 3}));
+  EXPECT_EQ(*x->version, 0);
+}
+
+TEST_F(OpsTest, SetRejectsAnotherDtypeDeviceOrFakenessUnchanged) {
+  Tensor x = must(zeros(ctx, Ints{2}, DType::kI64));
+  Tensor f32 = must(zeros(ctx, Ints{3}, DType::kF32));
+  EXPECT_EQ(kind(set_(ctx, x, f32)), ErrorKind::kInvalidArgument);  // PyTorch asserts it
+  Tensor m = must(to_meta(must(zeros(ctx, Ints{3}, DType::kI64))));
+  EXPECT_EQ(kind(set_(ctx, x, m)), ErrorKind::kDeviceMismatch);
+  EXPECT_EQ(kind(set_(ctx, m, x)), ErrorKind::kDeviceMismatch);
+  EXPECT_EQ(sizes(x), (I{2}));
+  EXPECT_EQ(*x->version, 0);
+  MetaConverter fake(/*fake=*/true);
+  Tensor f = must(fake.convert(must(zeros(ctx, Ints{3}, DType::kI64))));
+  EXPECT_EQ(kind(set_(ctx, f, m)), ErrorKind::kDeviceMismatch);  // FakeTensorMode's rule
+}
+
+TEST_F(OpsTest, SetOnMetaOnlyGrowsTheStorageAndChecksResizable) {
+  Tensor big = must(to_meta(must(arange(ctx, Ints{3, 4}, DType::kF32))));
+  Tensor small = must(narrow(big, 0, 0, 1));
+  Tensor x = must(to_meta(must(zeros(ctx, Ints{2}, DType::kF32))));
+  ASSERT_EQ(kind(set_(ctx, x, small)), ErrorKind::kNone);
+  EXPECT_EQ(big->storage->nbytes(), 48);  // LibTorch 1.13 sets 16 (meta-set-sets-nbytes-1.13)
+  ASSERT_EQ(kind(set_nonresizable(big)), ErrorKind::kNone);
+  Tensor y = must(to_meta(must(zeros(ctx, Ints{2}, DType::kF32))));
+  EXPECT_EQ(kind(set_(ctx, y, small)), ErrorKind::kNonResizable);  // even without growing
+}
+
+TEST_F(OpsTest, SetChargesTheGrowthBeforeChangingAnything) {
+  Tensor e = must(ones(ctx, Ints{8}, DType::kF32));
+  ASSERT_EQ(kind(shrink(e)), ErrorKind::kNone);
+  ctx.budget.max_tensor_bytes = 16;
+  Tensor x = must(zeros(ctx, Ints{2}, DType::kF32));
+  EXPECT_EQ(kind(set_(ctx, x, e)), ErrorKind::kResourceLimit);
+  EXPECT_NE(x->storage, e->storage);
+  EXPECT_EQ(sizes(x), (I{2}));
+}
+
 TEST_F(OpsTest, ResizeWithSameSizesKeepsStridesAndVersion) {
   // torch.arange(4, dtype=int32).view(2,2).t().resize_(2,2): stride (1, 2), _version 0
   Tensor v = must(transpose(must(view(must(arange(ctx, Ints{4}, DType::kI32)), Ints{2, 2})), 0, 1));

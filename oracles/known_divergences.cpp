@@ -35,6 +35,13 @@ const std::vector<KnownDivergence>& known_divergences() {
   // policies in oracles/backend.h) do not diverge and are not listed; see
   // corpus/regressions/ for their regression files.
   static const std::vector<KnownDivergence> kList = {
+      {"meta-set-sets-nbytes-1.13", "1.13", "set_", "storage_nbytes",
+       "LibTorch 1.13's set_ on the meta device (set_storage_meta__symint) sets the shared "
+       "meta storage's byte count to the source's extent, shrinking it for a source that does "
+       "not reach the storage's end (every alias sees the smaller storage); later LibTorch "
+       "only grows it ('The old behavior was to unconditionally set_nbytes'), as the "
+       "reference does (Note [set_] in impl/ops.cpp)",
+       ""},
       {"meta-fill-unchecked-1.13", "1.13", "fill_", "error",
        "LibTorch 1.13's fill_ on the meta device skips the scalar range check that eager makes "
        "(value cannot be converted to type ... without overflow); SEMANTICS F9 says meta "
@@ -97,11 +104,19 @@ const std::vector<KnownDivergence>& known_divergences() {
        "`isinstance(t, FakeTensor)`), and FakeTensorMode.from_tensor of a fake tensor returns "
        "a fake; the reference refuses a fake input with unsupported_fake_tensor (F4)",
        "already a fake tensor"},
-      {"pytorch-fake-from-meta-memoized", "*", "fake_from_meta", "identity_class",
+      {"pytorch-fake-from-meta-memoized", "*", "fake_from_meta",
+       "identity_class,rank,sizes,strides,offset",
        "PyTorch's FakeTensorConverter.from_meta_and_device memoizes by the meta tensor: the "
-       "same live meta tensor gives the same fake tensor (F2's rule applied to F5); the "
-       "reference makes a new fake tensor at each fake_from_meta",
+       "same live meta tensor gives the same fake tensor (F2's rule applied to F5), of the "
+       "geometry it had then even after an in-place metadata op (as_strided_, set_) changed "
+       "the meta tensor; the reference makes a new fake tensor at each fake_from_meta",
        ""},
+      {"pytorch-fake-of-memoized-meta-1.13", "1.13", "fake", "error",
+       "PyTorch 1.13's FakeTensorConverter.from_real_tensor looks its memo up before it looks "
+       "at the input: a meta tensor that fake_from_meta converted before (memoized by the "
+       "meta tensor, pytorch-fake-from-meta-memoized) gives that fake tensor back; the "
+       "reference refuses a meta input with unsupported_fake_tensor (F4)",
+       "already a meta tensor"},
       {"pytorch-fake-meta-device-assert-1.13", "1.13", "fake,to_meta,fake_from_meta", "error",
        "PyTorch 1.13's FakeTensor asserts that its device is not meta (`assert device.type != "
        "\"meta\"` in FakeTensor.__init__): converting a meta tensor, or moving a fake tensor "

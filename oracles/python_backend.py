@@ -165,7 +165,8 @@ def sc_overlapping(t):  # two indices may reach one element
 #    slice_arithmetic_overflows in impl/ops.h);
 # 8) any step but drop on a tensor with a stride below -2**62 (a numel-0
 #    tensor's wrapped contiguous stride): PyTorch 1.13's Python reads strides
-#    as SymInts and dereferences such a value as a symbolic int's pointer.
+#    as SymInts and dereferences such a value as a symbolic int's pointer;
+#    set_ to a source with any negative (wrapped) stride.
 # Layouts an op does not take are refused by the shared policy before this
 # (check_layouts in C++, oracles/layout_policy.h), as on every backend.
 # Steps on meta and fake tensors read and allocate nothing: no refusal but
@@ -334,6 +335,11 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
                 n *= x
                 if n > 2**64 - 1:
                     return "case 1: a transpose_ whose numel overflows after a size-0 dim (S10)"
+    # Case 8 for set_: a negative (wrapped) source stride, which set_sizes_and_strides
+    # recomputes with a signed multiply that overflows (the LibTorch backend refuses it, S8).
+    if op == "set_" and len(ts) == 2 and ts[1].layout == torch.strided \
+            and min(sc_stride(ts[1]), default=0) < 0:
+        return "case 8: set_ to a source with a negative (wrapped) stride (S8)"
     # Case 4 on meta inputs too: the reference and the LibTorch backend refuse
     # an overlapping in-place write whatever the device.
     if op in ("add_", "mul_", "copy_") and ts and ts[0].layout == torch.strided and sc_overlapping(ts[0]):

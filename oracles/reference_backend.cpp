@@ -504,6 +504,8 @@ class ReferenceBackend final : public Backend {
       case OpId::kAsStrided_:
         return none(as_strided_(var(0), span(a[1].list), span(a[2].list), a[3].i));
       case OpId::kResize_: return none(resize_(ctx_, var(0), span(a[1].list)));
+      case OpId::kSet_:
+        return none(set_(ctx_, var(0), var(1)));
       case OpId::kAdd: return add(ctx_, var(0), scalar(1));
       case OpId::kMul: return mul(ctx_, var(0), scalar(1));
       case OpId::kClone: return clone(ctx_, var(0));

@@ -67,6 +67,14 @@ std::string Divergence::to_string(const Program& p) const {
 //    succeeds clears that taint. A sparse tensor's part can be such a
 //    storage without a variable (its values input dropped), so while a
 //    sparse-tainted variable lives these two steps observe in full.
+// 6) A view shares its base's version counter (S2), and set_ moves a
+//    tensor to another storage with its own counter: a view of self taken
+//    before keeps that counter on the old storage (PyTorch does the same).
+//    A version counter is then shared across storages, which no class
+//    follows, so after a set_ step (failed ones too: a non-resizable
+//    storage raises after self moved) every step that may bump a version
+//    (kInplace, kInplaceView) observes in full. Found by the lockstep test
+//    in harness/incremental_test.cpp when set_ joined the language.
 // (Until 2026-11 every step after the first sparse step, every conversion
 // and every rehydrate and reshrink observed in full: 15% of the steps of
 // 256-step programs and 72% of the variables observed.)
@@ -114,6 +122,7 @@ bool Runner::dirty_vars(const Step& step) {
   // the sparse variable's drop observes none of it (found by fake_fuzzer:
   // a stale 16-byte storage read as R5 broken).
   const bool full_restore = restore && sparse_live();
+  if (step.op == OpId::kSet_) version_split_ = true;  // rule 6
   // Rules 1 and 2, over the class member lists: the cost is the size of
   // the set, not the number of variables.
   dirty_.clear();
@@ -137,6 +146,8 @@ bool Runner::dirty_vars(const Step& step) {
   if (step.op == OpId::kRehydrate)
     for (VarId v : dirty_) add_taint(v, kRestoreTaint);
   if (full_restore) return false;  // rule 5
+  if (version_split_ && (cat == OpCategory::kInplace || cat == OpCategory::kInplaceView))
+    return false;  // rule 6
   for (VarId v : dirty_)
     if (taint_[static_cast<size_t>(v)] & kSparseTaint) return false;  // rule 3
   std::sort(dirty_.begin(), dirty_.end());  // backends number classes in VarId order
@@ -269,6 +280,7 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
   mark_.assign(nv, 0);
   links_.assign(nv, ClassLinks{});
   converted_.clear();
+  version_split_ = false;
   taint_.assign(nv, 0);
   bool last_full = true;  // nothing observed yet
   int64_t last_full_at = 0;  // steps_run at the last full observation

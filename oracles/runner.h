@@ -108,6 +108,8 @@ class Runner {
   /// kConvertTaint.
   std::vector<uint8_t> taint_;
   std::vector<VarId> converted_;
+  /// A set_ step ran (rule 6): version counters may be shared across storages.
+  bool version_split_ = false;
   static constexpr uint8_t kSparseTaint = 1, kConvertTaint = 2, kRestoreTaint = 4;
   /// Fills dirty_ for `step`; false when every variable must be observed.
   bool dirty_vars(const Step& step);

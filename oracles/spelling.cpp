@@ -154,7 +154,8 @@ def expect_error(where, kind, run):
 namespace {
 
 const Helper kPythonHelpers[] = {
-    {"expect_sparse(", R"PY(def expect_sparse(where, t, layout, size, dtype, sparse_dim, dense_dim, nnz, values):
+    {"expect_sparse(",
+     R"PY(def expect_sparse(where, t, layout, size, dtype, sparse_dim, dense_dim, nnz, values):
     # A sparse tensor (SEMANTICS F4): its metadata, then its to_dense() values.
     want = (layout, size, dtype, sparse_dim, dense_dim, nnz)
     got = (t.layout, list(t.shape), t.dtype, t.sparse_dim(), t.dense_dim(), t._nnz())
@@ -162,7 +163,8 @@ const Helper kPythonHelpers[] = {
     if values is not None:
         check_values(where, t.to_dense(), values)
 )PY"},
-    {"zero_bytes(", R"PY(def zero_bytes(t, start):  # storcheck defines new storage bytes as zero (R6)
+    {"zero_bytes(",
+     R"PY(def zero_bytes(t, start):  # storcheck defines new storage bytes as zero (R6)
     s = storage(t)
     if s.nbytes() > start and s.device.type != "meta":  # meta and fake storages hold no bytes
         torch.tensor([], dtype=torch.uint8).set_(s)[start:].zero_()
@@ -170,7 +172,8 @@ const Helper kPythonHelpers[] = {
     {"arange(", R"PY(def arange(size, dtype):
     return torch.arange(math.prod(size)).to(dtype).view(size)
 )PY"},
-    {"rand(", R"PY(def rand(size, dtype, seed):  # storcheck's deterministic values (splitmix64), not torch's RNG
+    {"rand(",
+     R"PY(def rand(size, dtype, seed):  # storcheck's deterministic values (splitmix64), not torch's RNG
     m, values = (1 << 64) - 1, []
     for k in range(math.prod(size)):
         z = ((seed & m) * 0x9E3779B97F4A7C15 + k + 0x632BE59BD9B4E019) & m
@@ -181,7 +184,8 @@ const Helper kPythonHelpers[] = {
                       else z & 1 if dtype == torch.bool else z % 10)
     return torch.tensor(values, dtype=torch.float64).to(dtype).view(size)
 )PY"},
-    {"empty_strided(", R"PY(def empty_strided(size, stride, dtype):  # with its bytes defined as zero
+    {"empty_strided(",
+     R"PY(def empty_strided(size, stride, dtype):  # with its bytes defined as zero
     t = torch.empty_strided(size, stride, dtype=dtype)
     storage(t).fill_(0)
     return t
@@ -191,7 +195,13 @@ const Helper kPythonHelpers[] = {
     t.resize_(size)
     zero_bytes(t, old)
 )PY"},
-    {"resize_storage(", R"PY(def resize_storage(t, nbytes):  # untyped_storage().resize_(); grown bytes are zero (R6)
+    {"set_(", R"PY(def set_(t, src):  # Tensor.set_; the grown bytes are zero (R6)
+    old = storage(src).nbytes()
+    t.set_(src)
+    zero_bytes(t, old)
+)PY"},
+    {"resize_storage(",
+     R"PY(def resize_storage(t, nbytes):  # untyped_storage().resize_(); grown bytes are zero (R6)
     old = storage(t).nbytes()
     storage(t).resize_(nbytes)
     zero_bytes(t, old)
@@ -217,11 +227,13 @@ const Helper kPythonHelpers[] = {
         return 0
     return t.storage_offset() + 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride()))
 )PY"},
-    {"clone_preserve_strides(", R"PY(def clone_preserve_strides(t):  # Inductor's: copy the storage prefix t needs
+    {"clone_preserve_strides(",
+     R"PY(def clone_preserve_strides(t):  # Inductor's: copy the storage prefix t needs
     copy = t.as_strided([extent(t)], [1], 0).clone()
     return copy.as_strided(t.shape, t.stride(), t.storage_offset())
 )PY"},
-    {"restored(", R"PY(def restored(size, stride, offset, dtype):  # R3: zeros with the clone's geometry
+    {"restored(",
+     R"PY(def restored(size, stride, offset, dtype):  # R3: zeros with the clone's geometry
     n = 0 if 0 in size else offset + 1 + sum((a - 1) * b for a, b in zip(size, stride))
     return torch.zeros(n, dtype=dtype).as_strided(size, stride, offset)
 )PY"},

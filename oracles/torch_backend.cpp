@@ -1003,6 +1003,7 @@ class TorchBackend final : public Backend {
   Error run_reshape(const Step& s);
   Error run_flatten(const Step& s);
   Error run_resize(const Step& s);
+  Error run_set(const Step& s);
   Error run_copy(const Step& s);
   Error run_out_of_place(const Step& s);
   Error run_clone_path(const Step& s);
@@ -1306,6 +1307,44 @@ Error TorchBackend::run_resize(const Step& s) {
     zero_bytes(t.storage(), old_nbytes, new_nbytes);
   }
   if (grows) commit(bytes);
+  return ok();
+}
+
+// Note [set_] (impl/ops.cpp): what PyTorch's binding and FakeTensorMode
+// check first, the allocation limit before LibTorch grows the storage, and
+// the grown bytes defined as zero (R6).
+Error TorchBackend::run_set(const Step& s) {
+  at::Tensor& self = var(s, 0);
+  const at::Tensor& src = var(s, 1);
+  if (self.scalar_type() != src.scalar_type())
+    return error(ErrorKind::kInvalidArgument,
+                 "set_: the source's dtype differs from self's (PyTorch asserts "
+                 "source.dtype() == self.dtype(); LibTorch C++ would reinterpret the bytes)");
+  if (fake_[s.args[0].var] != fake_[s.args[1].var])  // FakeTensorMode's rule (impl/ops.cpp)
+    return error(ErrorKind::kDeviceMismatch,
+                 "set_: FakeTensorMode: a fake tensor mixed with a non-fake one; convert all "
+                 "tensors to fake tensors first");
+  if (self.unsafeGetTensorImpl() == src.unsafeGetTensorImpl()) {
+    self.set_(src);  // nothing but the version bump
+    return ok();
+  }
+  if (refuse_wrapped_strides(s, src)) return ok();
+  int64_t need = 0;
+  bool grows = false;
+  if (!src.is_meta() && src.numel() > 0 &&
+      (self.sizes() != src.sizes() || self.strides() != src.strides())) {
+    geometry_of(src).required_bytes(&need);  // src exists: no overflow
+    grows = need > storage_nbytes(src);
+  }
+  if (grows && src.storage().unsafeGetStorageImpl()->resizable() && self.device() == src.device()) {
+    if (Error e = check_alloc("set_", need); e.kind != ErrorKind::kNone) return e;
+  }
+  const int64_t old = storage_nbytes(src);
+  self.set_(src);
+  if (!self.is_meta() && storage_nbytes(self) > old)  // R6: defined as zero here
+    zero_bytes(self.storage(), old, storage_nbytes(self));
+  if (grows) commit(need);
+  if (self.is_meta()) stands_for_[s.args[0].var] = stands_for_[s.args[1].var];  // F1
   return ok();
 }
 
@@ -2064,6 +2103,8 @@ Error TorchBackend::run(const Step& s) {
       var(s, 0).as_strided_(l(1), l(2), i(3));
       return ok();
     case OpId::kResize_: return run_resize(s);
+    case OpId::kSet_:
+      return run_set(s);
 
     // Out-of-place compute.
     case OpId::kAdd:

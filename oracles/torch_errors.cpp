@@ -39,7 +39,8 @@ constexpr TorchErrorRule kTorchErrorRules[] = {
     {"out of bounds for storage of size", ErrorKind::kOutOfBounds},
     // --- kViewIncompatible (S6) -------------------------------------------
     // view(): the shape cannot be expressed over the strides.
-    {"view size is not compatible with input tensor's size and stride", ErrorKind::kViewIncompatible},
+    {"view size is not compatible with input tensor's size and stride",
+     ErrorKind::kViewIncompatible},
     // --- kInvalidArgument that a kShapeMismatch row below would also match --
     // expand(): -1 for a new leading dim.
     {"isn't allowed in a leading, non-existing dimension", ErrorKind::kInvalidArgument},
@@ -52,7 +53,8 @@ constexpr TorchErrorRule kTorchErrorRules[] = {
     // expand(): a non-singleton dim of the wrong size.
     {"The expanded size of the tensor", ErrorKind::kShapeMismatch},
     // expand(): fewer sizes than dims.
-    {"must be greater or equal to the number of dimensions in the tensor", ErrorKind::kShapeMismatch},
+    {"must be greater or equal to the number of dimensions in the tensor",
+     ErrorKind::kShapeMismatch},
     // copy_ (broadcast of src to dst): "The size of tensor a (4) must match
     // the size of tensor b (5) at non-singleton dimension 1".
     {"must match the size of tensor", ErrorKind::kShapeMismatch},
@@ -70,7 +72,8 @@ constexpr TorchErrorRule kTorchErrorRules[] = {
     {"more than one element of the written-to tensor refers to a single memory location",
      ErrorKind::kInternalOverlap},
     // assert_no_partial_overlap: copy_ src partially overlapping dst.
-    {"some elements of the input tensor and the written-to tensor refer to a single memory location",
+    {"some elements of the input tensor and the written-to tensor refer to a single memory "
+     "location",
      ErrorKind::kPartialOverlap},
     // --- kDtypeCast --------------------------------------------------------
     // TensorIterator: "result type Float can't be cast to the desired output
@@ -143,6 +146,12 @@ constexpr TorchErrorRule kTorchErrorRules[] = {
     // Compressed layouts: batches of different nnz, or an empty batch.
     {"Expect the same number of specified elements per batch", ErrorKind::kInvalidArgument},
     {"Expected product of batch dimensions to be non-zero", ErrorKind::kInvalidArgument},
+    // set_() in PyTorch's Python binding: "source.dtype() == self.dtype()
+    // INTERNAL ASSERT FAILED" (storcheck's backends raise it as an argument error).
+    {"source.dtype() == self.dtype()", ErrorKind::kInvalidArgument},
+    {"the source's dtype differs from self's", ErrorKind::kInvalidArgument},
+    // set_(): checkSetStorage, a storage on another device.
+    {"This is no longer allowed; the devices must match", ErrorKind::kDeviceMismatch},
     // copy_() from a meta source into a real destination.
     {"Cannot copy out of meta tensor", ErrorKind::kDeviceMismatch},
     // flatten(): start_dim > end_dim.
