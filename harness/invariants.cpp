@@ -208,6 +208,9 @@ struct ReshrinkHook {
   bool operator()(const Program& p, size_t k, const Observation& before, const Observation& after,
                   std::string* why) {
     const Step& s = p.steps[k];
+    // set_ moves its tensor to another storage, which reshrink need not
+    // touch; failed too (a non-resizable storage raises after the move).
+    if (s.op == OpId::kSet_ && s.args[0].var != s.args[1].var) restored.erase(s.args[0].var);
     if (after.error != ErrorKind::kNone) return true;
     if (s.op == OpId::kRehydrate) {
       for (size_t v = 0; v < before.vars.size(); ++v)

@@ -111,12 +111,6 @@ const std::vector<KnownDivergence>& known_divergences() {
        "geometry it had then even after an in-place metadata op (as_strided_, set_) changed "
        "the meta tensor; the reference makes a new fake tensor at each fake_from_meta",
        ""},
-      {"pytorch-fake-of-memoized-meta-1.13", "1.13", "fake", "error",
-       "PyTorch 1.13's FakeTensorConverter.from_real_tensor looks its memo up before it looks "
-       "at the input: a meta tensor that fake_from_meta converted before (memoized by the "
-       "meta tensor, pytorch-fake-from-meta-memoized) gives that fake tensor back; the "
-       "reference refuses a meta input with unsupported_fake_tensor (F4)",
-       "already a meta tensor"},
       {"pytorch-fake-meta-device-assert-1.13", "1.13", "fake,to_meta,fake_from_meta", "error",
        "PyTorch 1.13's FakeTensor asserts that its device is not meta (`assert device.type != "
        "\"meta\"` in FakeTensor.__init__): converting a meta tensor, or moving a fake tensor "
@@ -124,6 +118,14 @@ const std::vector<KnownDivergence>& known_divergences() {
        "tensor that is not meta (`assert t.device.type == \"meta\"`), instead of the typed "
        "UnsupportedFakeTensorException the reference raises (F4)",
        "AssertionError"},
+      {"pytorch-fake-of-memoized-meta-1.13", "1.13", "fake", "error",
+       "PyTorch 1.13's FakeTensorConverter.from_real_tensor looks its memo up before it looks "
+       "at the input: a meta tensor that fake_from_meta converted before (memoized by the "
+       "meta tensor, pytorch-fake-from-meta-memoized) gives that fake tensor back; the "
+       "reference refuses a meta input with unsupported_fake_tensor (F4). Listed after "
+       "pytorch-fake-meta-device-assert-1.13, which a meta input that is not in the memo "
+       "matches (its AssertionError)",
+       "already a meta tensor"},
       {"pytorch-lazy-clone-standin-pre-2.3", "1.13,2.0,2.1,2.2", "lazy_clone", "version,error",
        "PyTorch before 2.3 has no torch._lazy_clone: the PyTorch spelling runs the emitted "
        "scripts' eager stand-in, which builds the copy with set_ (version 1, where the "

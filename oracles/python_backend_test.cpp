@@ -311,6 +311,24 @@ TEST(PytorchBackend, FakeOfMetaMatchesItsKnownDivergence) {
   EXPECT_EQ(k->id, "pytorch-fake-meta-device-assert-1.13");
 }
 
+// Found by pytorch.fake_matches_reference (--seed 777): a meta tensor that
+// fake_from_meta converted is in the FakeTensorConverter's memo, so `fake` of
+// it gives that fake back instead of the AssertionError above.
+TEST(PytorchBackend, FakeOfAMemoizedMetaMatchesItsKnownDivergence) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse("t0 = arange [] f32\nt1 = meta t0\nt2 = fake_from_meta t1\nt3 = fake t1\n");
+  RunReport rep = run(p, {backends().reference.get(), backends().pytorch.get()});
+  ASSERT_TRUE(rep.diverged);
+  EXPECT_EQ(rep.divergence.step, 4);
+  EXPECT_EQ(rep.divergence.mismatch.field, "error");
+  EXPECT_EQ(rep.divergence.mismatch.b, "none");
+  const KnownDivergence* k =
+      match_known_divergence("fake", rep.divergence.mismatch.field, rep.divergence.mismatch.a,
+                             rep.divergence.mismatch.b, pytorch_version(), /*with_pytorch=*/true);
+  ASSERT_NE(k, nullptr) << rep.divergence.to_string(p);
+  EXPECT_EQ(k->id, "pytorch-fake-of-memoized-meta-1.13");
+}
+
 // A finding, recorded as an upstream bug: PyTorch 1.13's MetaConverter gives
 // an emptied tensor (R2) a fake storage sized to the tensor's extent (set_
 // grows the 0-byte meta storage), where F2 wants a 0-byte fake storage. The
