@@ -242,6 +242,7 @@ struct Values {  // what a tensor's elements must be
 }
 
 [[maybe_unused]] void zero_bytes(const at::Tensor& t, int64_t start) {  // new storage bytes are zero (R6)
+  if (t.is_meta()) return;  // a meta storage holds no bytes
   int64_t n = static_cast<int64_t>(t.storage().nbytes());
   if (n > start) std::memset(static_cast<uint8_t*>(storage_bytes(t)) + start, 0, n - start);
 }
