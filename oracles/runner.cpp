@@ -71,10 +71,16 @@ std::string Divergence::to_string(const Program& p) const {
 //    tensor to another storage with its own counter: a view of self taken
 //    before keeps that counter on the old storage (PyTorch does the same).
 //    A version counter is then shared across storages, which no class
-//    follows, so after a set_ step (failed ones too: a non-resizable
-//    storage raises after self moved) every step that may bump a version
-//    (kInplace, kInplaceView) observes in full. Found by the lockstep test
-//    in harness/incremental_test.cpp when set_ joined the language.
+//    follows. So the runner keeps a counter group per variable (counter_):
+//    a variable bound to a tensor another variable holds (identity class:
+//    contiguous returning self, a converter's memo hit) joins that one's
+//    group; one created over the storage of its first operand (same alias
+//    class right after its step: a view, an alias) joins that operand's;
+//    any other starts its own; set_ changes no group. After a set_ step (failed ones too: a
+//    non-resizable storage raises after self moved) every operand's group members are seeds. Found
+//    by the lockstep test in harness/incremental_test.cpp when set_ joined the language; a first
+//    version observed every write in full after a set_, and 256-step programs cost 25.7 times
+//    16-step ones.
 // (Until 2026-11 every step after the first sparse step, every conversion
 // and every rehydrate and reshrink observed in full: 15% of the steps of
 // 256-step programs and 72% of the variables observed.)
@@ -142,12 +148,18 @@ bool Runner::dirty_vars(const Step& step) {
       if (live_[k] && (step.op == OpId::kRehydrate ? empty_[k] != 0
                                                    : (taint_[k] & kRestoreTaint) != 0))
         seed(static_cast<VarId>(k));
+  if (version_split_)  // rule 6
+    for (int a = 0; a < step.nargs; ++a) {
+      if (step.args[a].kind != ArgKind::kVar) continue;
+      const VarId g = counter_[static_cast<size_t>(step.args[a].var)];
+      for (size_t k = 0; k < live_.size(); ++k)
+        if (live_[k] && counter_[k] == g) seed(static_cast<VarId>(k));
+    }
   clear_marks();
   if (step.op == OpId::kRehydrate)
     for (VarId v : dirty_) add_taint(v, kRestoreTaint);
   if (full_restore) return false;  // rule 5
-  if (version_split_ && (cat == OpCategory::kInplace || cat == OpCategory::kInplaceView))
-    return false;  // rule 6
+
   for (VarId v : dirty_)
     if (taint_[static_cast<size_t>(v)] & kSparseTaint) return false;  // rule 3
   std::sort(dirty_.begin(), dirty_.end());  // backends number classes in VarId order
@@ -281,6 +293,8 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
   links_.assign(nv, ClassLinks{});
   converted_.clear();
   version_split_ = false;
+  counter_.resize(nv);
+  for (size_t k = 0; k < nv; ++k) counter_[k] = static_cast<VarId>(k);
   taint_.assign(nv, 0);
   bool last_full = true;  // nothing observed yet
   int64_t last_full_at = 0;  // steps_run at the last full observation
@@ -356,6 +370,18 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
         return diverge(k, backends_[0]->name(), backends_[b]->name(), std::move(m));
     }
     if (nb > 0) note_classes(obs_[0], only);
+    if (nb > 0 && step.out != kNoVar && obs_[0].error == ErrorKind::kNone) {  // rule 6
+      const VarObs& o = obs_[0].vars[static_cast<size_t>(step.out)];
+      VarId g = step.out;
+      if (o.live && o.identity_class >= 0 && o.identity_class != step.out) {
+        g = counter_[static_cast<size_t>(o.identity_class)];  // the very tensor (a memo hit)
+      } else if (step.nargs > 0 && step.args[0].kind == ArgKind::kVar) {
+        const VarObs& in = obs_[0].vars[static_cast<size_t>(step.args[0].var)];
+        if (o.live && in.live && o.alias_class >= 0 && o.alias_class == in.alias_class)
+          g = counter_[static_cast<size_t>(step.args[0].var)];
+      }
+      counter_[static_cast<size_t>(step.out)] = g;
+    }
     if (step.op == OpId::kReshrink && nb > 0 && obs_[0].error == ErrorKind::kNone)
       for (uint8_t& t : taint_) t &= static_cast<uint8_t>(~kRestoreTaint);  // rule 5
     if (hook) {
