@@ -1340,11 +1340,13 @@ Error TorchBackend::run_set(const Step& s) {
     if (Error e = check_alloc("set_", need); e.kind != ErrorKind::kNone) return e;
   }
   const int64_t old = storage_nbytes(src);
+  // F1: a meta self stands for its new storage's device, also when
+  // LibTorch raises after the move (a non-resizable storage).
+  if (self.is_meta() && src.is_meta()) stands_for_[s.args[0].var] = stands_for_[s.args[1].var];
   self.set_(src);
   if (!self.is_meta() && storage_nbytes(self) > old)  // R6: defined as zero here
     zero_bytes(self.storage(), old, storage_nbytes(self));
   if (grows) commit(need);
-  if (self.is_meta()) stands_for_[s.args[0].var] = stands_for_[s.args[1].var];  // F1
   return ok();
 }
 
