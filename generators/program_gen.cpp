@@ -783,6 +783,9 @@ class Builder {
     }
     bool fails = !invalid && expect_error(op, v, in, out, result, s);
     finish(s, invalid, v, fails);
+    // Note [set_]: a set_ that must grow a non-resizable storage raises
+    // after v moved to the source's storage and geometry.
+    if (fails && op == OpId::kSet_) objs_[obj_of_[v]] = {out, storage_of(s.args[1].var)};
     if (invalid || fails) return true;  // the runner binds no result of a failed step
     if (is_write(op)) storages_[storage_of(v)].cow_group = -1;  // C3, C4: materialized
     switch (result) {
