@@ -174,6 +174,14 @@ int64_t extent_bytes(const ModelTensor& t) {
 /// S5/S8: a storage of `bytes` holds every element of t (always, when t is empty).
 bool covers(const ModelTensor& t, int64_t bytes) { return extent_bytes(t) <= bytes; }
 
+/// Note [set_] (impl/ops.cpp): whether `in`.set_(`src`) grows src's storage
+/// of `bytes`: src has elements and needs more, and src's sizes or strides
+/// differ from in's (a meta storage grows whatever the geometry).
+bool set_grows(const ModelTensor& in, const ModelTensor& src, int64_t bytes) {
+  const bool same = in.sizes == src.sizes && in.strides == src.strides;
+  return numel(src.sizes) > 0 && (src.meta || !same) && extent_bytes(src) > bytes;
+}
+
 /// R2: t has elements and its storage has 0 bytes.
 /// R2: a meta storage of 0 bytes holds no data to restore (Note [Meta execution]).
 bool emptied(const ModelTensor& t, int64_t bytes) {
@@ -807,9 +815,8 @@ class Builder {
       }
       case 10: {  // set_: v's object takes the source's storage and geometry
         const int k = storage_of(s.args[1].var);
-        const bool same = in.sizes == out.sizes && in.strides == out.strides;
         Storage& st = storages_[k];
-        if (numel(out.sizes) > 0 && (out.meta || !same) && extent_bytes(out) > st.bytes) {
+        if (set_grows(in, out, st.bytes)) {
           st.bytes = extent_bytes(out);  // R6; leaves COW (C8)
           st.cow_group = -1;
         }
@@ -860,8 +867,7 @@ class Builder {
       if (obj_of_[u] == obj_of_[v] || numel(out.sizes) == 0) return false;
       const Storage& su = storage(u);
       if (out.meta) return !su.resizable;  // LibTorch 2.x's meta kernel
-      return !(in.sizes == out.sizes && in.strides == out.strides) &&
-             extent_bytes(out) > su.bytes && !su.resizable;
+      return set_grows(in, out, su.bytes) && !su.resizable;
     }
     const Storage& st = storage(v);
     bool cov = covers(in, st.bytes);

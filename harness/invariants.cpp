@@ -369,6 +369,7 @@ struct FakeHook {
     FirstIndex alias_of;                        ///< meta storage -> first alias class
     FirstIndex fresh;                           ///< meta storage -> 1 when first seen now
     std::vector<uint8_t> classes;               ///< memo: bit 1 identity, bit 2 alias
+    std::vector<const Storage*> named;          ///< memo: storages live entries name, sorted
   };
   std::shared_ptr<Scratch> scratch = std::make_shared<Scratch>();
 
@@ -465,17 +466,20 @@ struct FakeHook {
     // not, until the tensor dies, as PyTorch's converters do). An alive
     // converted storage no entry names is pending (a sparse variable's part,
     // or the new storage of a moved tensor); a dead one still named counts.
-    std::set<const Storage*> named;
+    std::vector<const Storage*>& named = sc.named;
+    named.clear();
     for (VarId v = 0; v < static_cast<VarId>(after.vars.size()); ++v) {
       const Tensor* t = reference->reference_tensor(v);
       if (!after.vars[static_cast<size_t>(v)].live || !t || (*t)->is_meta()) continue;
-      if (const Storage* from = conv->converted_storage(t->get())) named.insert(from);
+      if (const Storage* from = conv->converted_storage(t->get())) named.push_back(from);
     }
+    std::sort(named.begin(), named.end());
+    named.erase(std::unique(named.begin(), named.end()), named.end());
     int64_t alive = 0, held = 0;  // the map's keys are distinct storages
     for (const auto& entry : *converted) {
       if (entry.second.expired()) continue;
       ++alive;
-      held += named.count(entry.first) == 0;
+      held += !std::binary_search(named.begin(), named.end(), entry.first);
     }
     int64_t pinned = 0;
     for (const Storage* k : named) {
@@ -515,7 +519,7 @@ struct ConversionHook {
     /// A conversion: the real tensor, its result, and the real storage it
     /// had then (set_ may move the tensor to another one later).
     struct Converted {
-      std::weak_ptr<TensorImpl> first, second;
+      std::weak_ptr<TensorImpl> real, result;
       std::weak_ptr<Storage> from;
     };
     std::vector<Converted> tensors;
@@ -572,9 +576,9 @@ struct ConversionHook {
           same = g.sizes[d] == m.sizes[d] && g.strides[d] == m.strides[d];
         bool earlier = false;
         for (const auto& e : c.tensors) {
-          if (e.first.lock() != *in) continue;
+          if (e.real.lock() != *in) continue;
           earlier = true;
-          if (auto r = e.second.lock(); r && r != *out)
+          if (auto r = e.result.lock(); r && r != *out)
             return fail(why, "F2: " + name + " is another tensor than the live earlier " +
                                  "conversion of the same real tensor");
         }
@@ -586,24 +590,26 @@ struct ConversionHook {
       // memo): its storage was checked when it was made. After set_ moved
       // the real tensor to another storage, it still stands for the old one.
       const bool memo_hit = std::any_of(c.tensors.begin(), c.tensors.end(), [&](const auto& e) {
-        return e.first.lock() == *in && e.second.lock() == *out;
+        return e.real.lock() == *in && e.result.lock() == *out;
       });
-      auto found = c.storages.find((*in)->storage.get());
-      if (memo_hit) {
-      } else if (found != c.storages.end() && found->second.first.lock() == (*in)->storage) {
-        auto meta = found->second.second.lock();
-        if (inv == Invariant::kFakeMemoIdentity && meta && meta != (*out)->storage)
-          return fail(why, "F2: " + name + " has another fake storage than earlier conversions " +
-                               "of tensors sharing its real storage");
-      } else {
-        if (inv == Invariant::kFakeEmptiedZeroBytes &&
-            (*out)->storage->nbytes() != (*in)->storage->nbytes())
-          return fail(why, "F2: the fake storage of " + name + " has " +
-                               std::to_string((*out)->storage->nbytes()) + " bytes, the real one " +
-                               std::to_string((*in)->storage->nbytes()));
-        c.storages[(*in)->storage.get()] = {(*in)->storage, (*out)->storage};
+      if (!memo_hit) {
+        auto found = c.storages.find((*in)->storage.get());
+        if (found != c.storages.end() && found->second.first.lock() == (*in)->storage) {
+          auto meta = found->second.second.lock();
+          if (inv == Invariant::kFakeMemoIdentity && meta && meta != (*out)->storage)
+            return fail(why, "F2: " + name + " has another fake storage than earlier " +
+                                 "conversions of tensors sharing its real storage");
+        } else {
+          if (inv == Invariant::kFakeEmptiedZeroBytes &&
+              (*out)->storage->nbytes() != (*in)->storage->nbytes())
+            return fail(why, "F2: the fake storage of " + name + " has " +
+                                 std::to_string((*out)->storage->nbytes()) +
+                                 " bytes, the real one " +
+                                 std::to_string((*in)->storage->nbytes()));
+          c.storages[(*in)->storage.get()] = {(*in)->storage, (*out)->storage};
+        }
+        c.tensors.push_back({*in, *out, (*in)->storage});
       }
-      if (!memo_hit) c.tensors.push_back({*in, *out, (*in)->storage});
     }
     if (inv != Invariant::kFakeSweepFrees || !after.memo_known) return true;
     // Alive means bound to a live variable: a leaking memo keeps its real
@@ -665,7 +671,7 @@ struct ConversionHook {
       auto& alive = scratch->alive;
       alive.clear();
       for (const auto& e : c.tensors)
-        if (auto t = e.first.lock(); t && has(bound, t.get())) alive.push_back(t.get());
+        if (auto t = e.real.lock(); t && has(bound, t.get())) alive.push_back(t.get());
       sort_unique(alive);
       const MemoStats& m = which ? after.fake_memo : after.meta_memo;
       const char* conv_name = which ? "fake" : "meta";
@@ -693,7 +699,7 @@ struct ConversionHook {
       // drop it at the tensor's death): once per dead storage.
       std::vector<std::weak_ptr<Storage>> pinned;
       for (const auto& e : c.tensors) {
-        auto t = e.first.lock();
+        auto t = e.real.lock();
         if (!t || !has(bound, t.get()) || !e.from.expired()) continue;
         const bool seen = std::any_of(pinned.begin(), pinned.end(), [&](const auto& p) {
           return !p.owner_before(e.from) && !e.from.owner_before(p);

@@ -15,8 +15,8 @@
 //   then runs on the fakes through the meta rules (Note [Meta execution] in
 //   impl/ops.cpp). Its observations are the twin's: the Runner compares them
 //   with the reference's real run under Capabilities::fake_twin (sizes,
-//   strides on dims of size > 1 of tensors with elements, offset, dtype, device, storage nbytes,
-//   aliasing, identity, versions and errors; F6).
+//   strides on dims of size > 1 of tensors with elements, offset, dtype,
+//   device, storage nbytes, aliasing, identity, versions and errors; F6).
 // - `zeros_` (with check_fallback) runs each op a second time through the
 //   F7 fallback: on zeros of the fakes' geometry (impl/fake.h
 //   fallback_inputs), its output mapped back by fallback_output. Where the
@@ -276,8 +276,7 @@ class FakeTwinBackend final : public Backend {
     const TensorImpl& b = *fb.value();
     // The strides of a 0-element output are not significant (F6's rule,
     // oracles/compare.cpp): LibTorch's CPU and meta kernels disagree there.
-    int64_t numel = 0;
-    const bool strides_count = !a.geom.numel(&numel) || numel > 0;
+    const bool strides_count = a.numel() > 0;
     bool same = a.geom.rank == b.geom.rank && a.geom.sizes == b.geom.sizes &&
                 (!strides_count || a.geom.strides == b.geom.strides) &&
                 a.geom.offset == b.geom.offset && a.dtype == b.dtype && a.fake == b.fake &&

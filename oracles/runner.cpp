@@ -76,11 +76,12 @@ std::string Divergence::to_string(const Program& p) const {
 //    contiguous returning self, a converter's memo hit) joins that one's
 //    group; one created over the storage of its first operand (same alias
 //    class right after its step: a view, an alias) joins that operand's;
-//    any other starts its own; set_ changes no group. After a set_ step (failed ones too: a
-//    non-resizable storage raises after self moved) every operand's group members are seeds. Found
-//    by the lockstep test in harness/incremental_test.cpp when set_ joined the language; a first
-//    version observed every write in full after a set_, and 256-step programs cost 25.7 times
-//    16-step ones.
+//    any other starts its own; set_ changes no group. After a set_ step
+//    (failed ones too: a non-resizable storage raises after self moved)
+//    every operand's group members are seeds. Found by the lockstep test
+//    in harness/incremental_test.cpp when set_ joined the language; a first
+//    version observed every write in full after a set_, and 256-step
+//    programs cost 25.7 times 16-step ones.
 // (Until 2026-11 every step after the first sparse step, every conversion
 // and every rehydrate and reshrink observed in full: 15% of the steps of
 // 256-step programs and 72% of the variables observed.)
@@ -159,7 +160,6 @@ bool Runner::dirty_vars(const Step& step) {
   if (step.op == OpId::kRehydrate)
     for (VarId v : dirty_) add_taint(v, kRestoreTaint);
   if (full_restore) return false;  // rule 5
-
   for (VarId v : dirty_)
     if (taint_[static_cast<size_t>(v)] & kSparseTaint) return false;  // rule 3
   std::sort(dirty_.begin(), dirty_.end());  // backends number classes in VarId order

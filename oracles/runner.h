@@ -110,9 +110,9 @@ class Runner {
   std::vector<VarId> converted_;
   /// A set_ step ran (rule 6): version counters may be shared across storages.
   bool version_split_ = false;
-  /// Per variable, its version counter's group (rule 6): the variable it was
-  /// created with a storage of its own, or its first operand's group when
-  /// it was created over that operand's storage (a view).
+  /// Per variable, its version counter's group (rule 6): the group of the
+  /// variable bound to the same tensor, else its first operand's when it was
+  /// created over that operand's storage (a view), else its own VarId.
   std::vector<VarId> counter_;
   static constexpr uint8_t kSparseTaint = 1, kConvertTaint = 2, kRestoreTaint = 4;
   /// Fills dirty_ for `step`; false when every variable must be observed.
