@@ -210,7 +210,16 @@ struct ReshrinkHook {
     const Step& s = p.steps[k];
     // set_ moves its tensor to another storage, which reshrink need not
     // touch; failed too (a non-resizable storage raises after the move).
-    if (s.op == OpId::kSet_ && s.args[0].var != s.args[1].var) restored.erase(s.args[0].var);
+    // Every variable bound to that tensor object moves with it (contiguous
+    // of a contiguous tensor returns its input; found by the gate, seed
+    // 16161: `t2 = contiguous t0`, then `set_ t0 t1`).
+    if (s.op == OpId::kSet_) {
+      const int32_t self = before.vars[s.args[0].var].identity_class;
+      if (self != before.vars[s.args[1].var].identity_class)
+        for (size_t v = 0; v < before.vars.size(); ++v)
+          if (before.vars[v].live && before.vars[v].identity_class == self)
+            restored.erase(static_cast<VarId>(v));
+    }
     if (after.error != ErrorKind::kNone) return true;
     if (s.op == OpId::kRehydrate) {
       for (size_t v = 0; v < before.vars.size(); ++v)
