@@ -182,6 +182,19 @@ bool set_grows(const ModelTensor& in, const ModelTensor& src, int64_t bytes) {
   return numel(src.sizes) > 0 && (src.meta || !same) && extent_bytes(src) > bytes;
 }
 
+/// Note [out=] (impl/ops.cpp): the result type of x + s (torch.result_type)
+/// and whether it casts to an out of dtype `out` (PyTorch's canCast: no
+/// float into an integral or bool tensor, no integral into bool).
+DTypeArg add_result(DTypeArg x, const ScalarLit& s) {
+  if (s.kind == ScalarLit::Kind::kFloat && !is_float(x)) return DTypeArg::kF32;
+  if (s.kind == ScalarLit::Kind::kInt && x == DTypeArg::kBool) return DTypeArg::kI64;
+  return x;
+}
+bool casts_to(DTypeArg from, DTypeArg to) {
+  auto kind = [](DTypeArg d) { return d == DTypeArg::kBool ? 0 : is_float(d) ? 2 : 1; };
+  return kind(from) <= kind(to);
+}
+
 /// R2: t has elements and its storage has 0 bytes.
 /// R2: a meta storage of 0 bytes holds no data to restore (Note [Meta execution]).
 bool emptied(const ModelTensor& t, int64_t bytes) {
@@ -748,7 +761,7 @@ class Builder {
       case OpId::kAdd_: case OpId::kMul_: *valid = writable; *bad = arith_rejects; break;
       case OpId::kFill_: *valid = writable; *bad = fill_rejects; break;
       case OpId::kZero_: *valid = writable; *bad = overlapping; break;
-      case OpId::kCopy_: *valid = writable; break;
+      case OpId::kCopy_: case OpId::kAddOut: *valid = writable; break;
       case OpId::kMeta: case OpId::kFake: *valid = real; *bad = meta_only; break;
       case OpId::kFakeFromMeta: *valid = plain_meta; *bad = real; break;
       case OpId::kToMeta: *valid = not_fake; *bad = fake_only; break;
@@ -823,6 +836,16 @@ class Builder {
         objs_[obj_of_[v]] = {out, k};
         break;
       }
+      case 11: {  // Note [out=]: a resize grows v's storage to the new extent (R6; C8)
+        if (out.sizes == in.sizes) break;
+        Storage& st = storages_[storage_of(v)];
+        if (numel(out.sizes) > 0 && extent_bytes(out) > st.bytes) {
+          st.bytes = extent_bytes(out);
+          st.cow_group = -1;
+        }
+        model_mut(v) = out;
+        break;
+      }
       case 6: bind_exact(s.out, out); break;
       case 7: {
         Storage& st = storages_[storage_of(v)];
@@ -868,6 +891,17 @@ class Builder {
       const Storage& su = storage(u);
       if (out.meta) return !su.resizable;  // LibTorch 2.x's meta kernel
       return set_grows(in, out, su.bytes) && !su.resizable;
+    }
+    if (op == OpId::kAddOut) {  // Note [out=], in LibTorch's order
+      const VarId u = s.args[1].var;
+      const ModelTensor& xm = model(u);
+      if (xm.fake != in.fake || xm.meta != in.meta || xm.away != in.away) return true;
+      const Storage& so = storage(v);
+      const bool resize = !(xm.sizes == in.sizes);
+      if (!in.meta && (uncovered(u) || (!resize && !covers(in, so.bytes)))) return true;  // S8
+      if (has_write_overlap(in)) return true;
+      if (!casts_to(add_result(xm.dtype, s.args[2].scalar), in.dtype)) return true;
+      return resize && numel(out.sizes) > 0 && extent_bytes(out) > so.bytes && !so.resizable;
     }
     const Storage& st = storage(v);
     bool cov = covers(in, st.bytes);
@@ -986,6 +1020,7 @@ class Builder {
         w += f.emp ? 3 : 0;
         break;  // restores (or keeps) an emptied storage
       case OpId::kSetNonresizable: w += f.full ? 1 : 0; break;
+      case OpId::kAddOut: w += f.emp ? 3 : 0; break;  // resizes (restores) an emptied out
       case OpId::kResizeStorage: w += 3 + (f.fixed ? 1 : 0); break;
       case OpId::kSelect: case OpId::kNarrow: case OpId::kSlice: w += 3; break;  // offset views
       case OpId::kRehydrate: w += f.emp ? 8 : 0; break;
@@ -1007,7 +1042,7 @@ class Builder {
       case OpId::kLazyClone: return 14;
       case OpId::kFromBlob: return 4;
       case OpId::kAdd_: case OpId::kMul_: case OpId::kFill_: case OpId::kZero_:
-      case OpId::kCopy_: case OpId::kMutableDataPtr:
+      case OpId::kCopy_: case OpId::kMutableDataPtr: case OpId::kAddOut:
         return f.cow ? 5 : 1;
       case OpId::kDrop: return f.shared ? 10 : 1;
       case OpId::kResizeStorage: return f.cow ? 6 : 1;
@@ -1036,7 +1071,8 @@ class Builder {
       case OpId::kMemoStats: return 1;
       case OpId::kDrop: return 6;
       case OpId::kShrink: return 3;  // F2: emptied storages convert to 0 bytes
-      case OpId::kCopy_: case OpId::kFill_: case OpId::kAdd_: return f.meta ? 4 : 1;  // F9
+      case OpId::kCopy_: case OpId::kFill_: case OpId::kAdd_: case OpId::kAddOut:
+        return f.meta ? 4 : 1;  // F9
       default: return f.meta ? 2 : 1;
     }
   }
@@ -1680,6 +1716,42 @@ class Builder {
         s->args[1] = Arg::variable(src);
         if (!*invalid) *out = model(src);
         *result = 10;
+        return true;
+      }
+      case OpId::kAddOut: {
+        // Note [out=] (impl/ops.cpp): v is out; the input v itself or a
+        // variable of v's kind (real, meta or fake, device) over another
+        // storage; invalid, a float input into an integral or bool out.
+        auto fits = [&](VarId u, bool bad) {
+          const ModelTensor& m = model(u);
+          if (bad) return is_float(m.dtype) && !is_float(in.dtype);
+          return u == v || (storage_of(u) != storage_of(v) && m.meta == in.meta &&
+                            m.fake == in.fake && m.away == in.away);
+        };
+        auto pick = [&](bool bad) {
+          int n = 0;
+          for (VarId u : live_) n += fits(u, bad);
+          if (n == 0) return kNoVar;
+          int want = static_cast<int>(c.var2 % n);
+          for (VarId u : live_)
+            if (fits(u, bad) && want-- == 0) return u;
+          return kNoVar;
+        };
+        VarId x = *invalid ? pick(true) : kNoVar;
+        if (x == kNoVar) {
+          *invalid = false;
+          x = pick(false);
+        }
+        const ModelTensor& xm = model(x);
+        ScalarLit sc = xm.dtype == in.dtype ? valid_scalar(in.dtype, ScalarUse::kArith, pk, edge)
+                                            : valid_scalar(xm.dtype, ScalarUse::kCompute, pk, edge);
+        s->args[1] = Arg::variable(x);
+        s->args[2] = Arg::scalar_arg(sc);
+        if (!(xm.sizes == in.sizes)) {  // resized: x's sizes, dense strides, v's offset
+          out->sizes = xm.sizes;
+          out->strides = dense_strides_like(xm, true);
+        }
+        *result = 11;
         return true;
       }
       case OpId::kResize_: {

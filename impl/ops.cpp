@@ -1294,6 +1294,155 @@ Status copy_(const Tensor& dst, const Tensor& src) {
   return {};
 }
 
+// Note [out=]
+// add_out o x s is torch.add(x, s, out=o): LibTorch 1.13's structured
+// add.out builds a TensorIterator (compute_mem_overlaps, then
+// compute_types, then allocate_or_resize_outputs' resize_out), then runs
+// the kernel. In that order:
+// 1) FakeTensorMode's rule: fake and non-fake tensors do not mix.
+// 2) Harness policies (Note [Check order]): S8 on real tensors, x must
+//    hold its elements, and so must o when it keeps its sizes (written in
+//    place); on every tensor (as add_ and copy_ do), o with overlapping
+//    elements LibTorch does not detect, or o
+//    and x sharing bytes in a way LibTorch does not detect (kTooHard, or
+//    kFull with another geometry), make the result depend on iteration
+//    order: undefined, not run. A resized o's new geometry (x's sizes at
+//    o's offset, the strides of 7) must not share bytes with x either:
+//    LibTorch checked only o's old geometry.
+// 3) o's internal overlap, on its old geometry (even when o is resized).
+// 4) o partially overlapping x, unless both are the same tensor object.
+// 5) The devices: meta and real, CPU and CUDA do not mix, checked with 6)
+//    operand by operand.
+// 6) The result type of x and s must cast to o's dtype (dtype_cast).
+// 7) o's sizes differ from x's: resize_(o, x's sizes) (contiguous, offset
+//    kept; grows a resizable storage, R6; non_resizable otherwise: LibTorch
+//    1.13 sets the sizes first, known divergence
+//    resize-nonresizable-not-atomic-1.13), then o takes the iterator's
+//    strides (add's, with the element size of the type the kernel writes:
+//    the result type on the CPU, o's own elsewhere), no version bump.
+// 8) The elements, computed in the result type and cast to o's dtype; one
+//    version bump.
+namespace {
+bool same_sizes(const Geometry& a, const Geometry& b) {
+  if (a.rank != b.rank) return false;
+  for (int d = 0; d < a.rank; ++d)
+    if (a.sizes[d] != b.sizes[d]) return false;
+  return true;
+}
+
+/// The same elements: sizes, strides, offset and item size.
+bool same_layout(const Geometry& a, const Geometry& b) {
+  if (!same_sizes(a, b) || a.offset != b.offset || a.itemsize != b.itemsize) return false;
+  for (int d = 0; d < a.rank; ++d)
+    if (a.strides[d] != b.strides[d]) return false;
+  return true;
+}
+
+Status scalar_out(Context& ctx, const Tensor& out, const Tensor& x, const Scalar& s, BinOp op,
+                  const char* name) {
+  if (out->fake != x->fake)  // 1)
+    return err(ErrorKind::kDeviceMismatch,
+               std::string(name) +
+                   ": FakeTensorMode: a fake tensor mixed with a non-fake one; "
+                   "convert all tensors to fake tensors first");
+  const DType r = result_type(x->dtype, s);
+  const bool cpu = !x->is_meta() && x->device() == DeviceType::kCpu;
+  const bool resize = !same_sizes(out->geom, x->geom);
+  const bool same_storage = out->storage == x->storage;
+  {  // 2): S8 on real tensors only (check_compute_input); the overlaps on meta ones too
+    Status st = check_compute_input(*x, name);
+    if (st.ok() && !resize) st = check_compute_input(*out, name);
+    if (!st.ok()) return st;
+    if (!resize && internal_overlap(out->geom) == MemOverlap::kTooHard && out->geom.has_overlap())
+      return err(ErrorKind::kUndefinedBehavior,
+                 std::string(name) + ": not executed: undefined: the written tensor (sizes " +
+                     format_sizes(out->geom) + ", strides " + format_strides(out->geom) +
+                     ") has overlapping elements that LibTorch does not detect; the result "
+                     "would depend on iteration order");
+    if (same_storage && out != x) {
+      MemOverlapStatus os = overlap_status(out->geom, x->geom, true, false);
+      bool undetected = os == MemOverlapStatus::kTooHard ||
+                        (os == MemOverlapStatus::kFull && !same_layout(out->geom, x->geom));
+      bool hazard = undetected && elements_intersect(out->geom, x->geom);
+      if (!hazard && resize && os != MemOverlapStatus::kPartial) {
+        const Geometry g = resized_out_geometry(x->geom, x->dtype, r, cpu, out->geom);
+        hazard = elements_intersect(g, x->geom) && !same_layout(g, x->geom);
+      }
+      if (hazard)
+        return err(ErrorKind::kUndefinedBehavior,
+                   std::string(name) + ": not executed: undefined: out (sizes " +
+                       format_sizes(out->geom) + ", strides " + format_strides(out->geom) +
+                       ", offset " + to_string(out->geom.offset) +
+                       ") and the input share elements in a way LibTorch does not detect; the "
+                       "result would depend on iteration order");
+    }
+  }
+  if (internal_overlap(out->geom) == MemOverlap::kYes)  // 3)
+    return err(ErrorKind::kInternalOverlap,
+               "unsupported operation: more than one element of the written-to tensor refers to "
+               "a single memory location. Please clone() the tensor before performing the "
+               "operation.");
+  if (same_storage && out != x &&
+      overlap_status(out->geom, x->geom, true, false) == MemOverlapStatus::kPartial)  // 4)
+    return err(ErrorKind::kPartialOverlap,
+               "unsupported operation: some elements of the input tensor and the written-to "
+               "tensor refer to a single memory location. Please clone() the tensor before "
+               "performing the operation.");
+  // 5) and 6), operand by operand as compute_types checks them: the common
+  // device is the first one that is not the CPU (out's, else x's); out's
+  // device, then out's dtype, then x's device (a 0-dim CPU input would be
+  // copied to the common device, but the wrapped scalar already took the
+  // one CPU scalar a non-CPU kernel accepts: "Trying to pass too many CPU
+  // scalars to non-CPU kernel!").
+  auto device_of = [](const TensorImpl& t) {
+    return t.is_meta() ? 2 : t.device() == DeviceType::kCuda ? 1 : 0;
+  };
+  const int common = device_of(*out) != 0 ? device_of(*out) : device_of(*x);
+  auto mismatch = [&] {
+    return err(ErrorKind::kDeviceMismatch,
+               std::string(name) +
+                   ": Expected all tensors to be on the same device, but found "
+                   "at least two devices");
+  };
+  if (device_of(*out) != common) return mismatch();
+  if (!can_cast(r, out->dtype))
+    return err(ErrorKind::kDtypeCast, "result type " + std::string(dtype_scalar_type_name(r)) +
+                                          " can't be cast to the desired output type " +
+                                          std::string(dtype_scalar_type_name(out->dtype)));
+  if (device_of(*x) != common) return mismatch();
+  if (resize) {  // 7)
+    const Geometry g = resized_out_geometry(x->geom, x->dtype, r, cpu, out->geom);
+    Status st = resize_(ctx, out, IntSpan(g.sizes.data(), g.rank));
+    if (!st.ok()) return st;
+    out->geom = g;
+  }
+  if (!out->is_meta()) {  // 8)
+    uint8_t sv[8];
+    store_scalar(sv, r, s);
+    // o first: materializing a COW storage (or the resize) may move the
+    // bytes x reads when both share a storage.
+    uint8_t* dst = out->storage->mutable_data();
+    const uint8_t* src = x->storage->read_data();
+    const int64_t in_bytes = x->geom.itemsize, out_bytes = out->geom.itemsize;
+    visit_dtype(r, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      constexpr DType kD = decltype(tag)::dtype;
+      const T b = load_item<T>(sv);
+      for_each_offset2(x->geom, out->geom, [&](int64_t xi, int64_t oi) {
+        uint8_t a[8];
+        convert_element(a, r, src + xi * in_bytes, x->dtype);
+        const T v = typed_binop<kD>(load_item<T>(a), b, op);
+        uint8_t w[8];
+        store_item<T>(w, v);
+        convert_element(dst + oi * out_bytes, out->dtype, w, r);
+      });
+    });
+  }
+  ++*out->version;
+  return {};
+}
+}  // namespace
+
 // --- In-place metadata mutation -------------------------------------------------
 
 namespace {
@@ -1471,6 +1620,25 @@ Status set_(Context& ctx, const Tensor& self, const Tensor& source) {
 Result<Tensor> add(Context& ctx, const Tensor& t, const Scalar& s) {
   return scalar_outplace(ctx, t, s, BinOp::kAdd, "add");
 }
+Geometry resized_out_geometry(const Geometry& x, DType x_dtype, DType result, bool cpu,
+                              const Geometry& out) {
+  Geometry in = x;
+  if (cpu && result != x_dtype) {  // TensorIterator converts the input first (scalar_outplace)
+    if (!in.is_non_overlapping_and_dense()) infer_dense_strides(x, in.strides.data());
+    in.itemsize = itemsize(result);
+  }
+  Geometry g = x;
+  g.itemsize = cpu ? itemsize(result) : out.itemsize;
+  iterator_output_strides(in, g);
+  g.offset = out.offset;
+  g.itemsize = out.itemsize;
+  return g;
+}
+
+Status add_out(Context& ctx, const Tensor& out, const Tensor& x, const Scalar& s) {
+  return scalar_out(ctx, out, x, s, BinOp::kAdd, "add_out");
+}
+
 Result<Tensor> mul(Context& ctx, const Tensor& t, const Scalar& s) {
   return scalar_outplace(ctx, t, s, BinOp::kMul, "mul");
 }

@@ -76,6 +76,16 @@ Status zero_(const Tensor& t);
 /// ctx.max_step_reads elements written (Note [Elements a step reads]).
 Status fill_(const Context& ctx, const Tensor& t, const Scalar& s, const char* op = "fill_");
 Status copy_(const Tensor& dst, const Tensor& src);
+/// torch.add(x, s, out=out), Note [out=] in impl/ops.cpp: out takes x's
+/// sizes when they differ (resize_, then the iterator's strides), then the
+/// elements x + s in out's dtype.
+Status add_out(Context& ctx, const Tensor& out, const Tensor& x, const Scalar& s);
+/// Note [out=] 7: the geometry an out of geometry `out` takes when the
+/// input's sizes differ: the input's sizes, TensorIterator's strides for
+/// the input `x` (converted to `result` first when `cpu`: a real CPU
+/// input), out's offset and item size.
+Geometry resized_out_geometry(const Geometry& x, DType x_dtype, DType result, bool cpu,
+                              const Geometry& out);
 
 // --- In-place metadata mutation (inplace_view) ---------------------------------
 Status transpose_(const Tensor& t, int64_t dim0, int64_t dim1);

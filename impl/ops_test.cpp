@@ -909,6 +909,98 @@ TEST_F(OpsTest, SetChargesTheGrowthBeforeChangingAnything) {
   EXPECT_EQ(sizes(x), (I{2}));
 }
 
+// add_out o x s: torch.add(x, s, out=o) (Note [out=]); each case checked in PyTorch 1.13.
+TEST_F(OpsTest, AddOutResizesToTheInputsLayoutAndKeepsTheOffset) {
+  Tensor x = must(transpose(must(arange(ctx, Ints{2, 3}, DType::kF32)), 0, 1));
+  Tensor o = must(zeros(ctx, Ints{5}, DType::kF32));
+  ASSERT_EQ(kind(add_out(ctx, o, x, Scalar::integer(1))), ErrorKind::kNone);
+  EXPECT_EQ(sizes(o), (I{3, 2}));
+  EXPECT_EQ(strides(o), (I{1, 3}));  // add's strides, not resize_'s contiguous [2, 1]
+  EXPECT_EQ(values(o), (D{1, 4, 2, 5, 3, 6}));
+  EXPECT_EQ(*o->version, 1);                          // the write only
+  Tensor w = must(zeros(ctx, Ints{1}, DType::kF64));  // the kernel's element size: f32's
+  ASSERT_EQ(kind(add_out(ctx, w, x, Scalar::integer(1))), ErrorKind::kNone);
+  EXPECT_EQ(strides(w), (I{1, 3}));
+  Tensor base = must(zeros(ctx, Ints{10}, DType::kF32));
+  Tensor v = must(narrow(base, 0, 3, 2));
+  ASSERT_EQ(kind(add_out(ctx, v, must(ones(ctx, Ints{2, 3}, DType::kF32)), Scalar::integer(1))),
+            ErrorKind::kNone);
+  EXPECT_EQ(offset(v), 3);
+  EXPECT_EQ(strides(v), (I{3, 1}));
+  EXPECT_EQ(base->storage->nbytes(), 40);  // 9 elements needed: no growth
+  EXPECT_EQ(values(base), (D{0, 0, 0, 2, 2, 2, 2, 2, 2, 0}));
+}
+
+TEST_F(OpsTest, AddOutOfTheInputsSizesKeepsItsStridesAndCastsToItsDtype) {
+  Tensor x = must(arange(ctx, Ints{2, 3}, DType::kI64));
+  Tensor o = must(transpose(must(zeros(ctx, Ints{3, 2}, DType::kI32)), 0, 1));
+  ASSERT_EQ(kind(add_out(ctx, o, x, Scalar::integer(1))), ErrorKind::kNone);
+  EXPECT_EQ(strides(o), (I{1, 2}));
+  EXPECT_EQ(values(o), (D{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(kind(add_out(ctx, o, x, Scalar::floating(1.5))), ErrorKind::kDtypeCast);
+  Tensor b = must(zeros(ctx, Ints{2, 3}, DType::kBool));
+  EXPECT_EQ(kind(add_out(ctx, b, x, Scalar::integer(1))), ErrorKind::kDtypeCast);
+  EXPECT_EQ(values(o), (D{1, 2, 3, 4, 5, 6}));
+  ASSERT_EQ(kind(add_out(ctx, x, x, Scalar::integer(2))), ErrorKind::kNone);  // into itself
+  EXPECT_EQ(values(x), (D{2, 3, 4, 5, 6, 7}));
+}
+
+TEST_F(OpsTest, AddOutChecksOverlapOnTheOldGeometryBeforeResizing) {
+  Tensor x = must(arange(ctx, Ints{4}, DType::kF32));
+  Tensor e = must(expand(must(zeros(ctx, Ints{1}, DType::kF32)), Ints{3}));
+  EXPECT_EQ(kind(add_out(ctx, e, x, Scalar::integer(1))), ErrorKind::kInternalOverlap);
+  EXPECT_EQ(sizes(e), (I{3}));  // not resized
+  Tensor base = must(arange(ctx, Ints{8}, DType::kF32));
+  Tensor in = must(narrow(base, 0, 0, 4));
+  EXPECT_EQ(kind(add_out(ctx, must(narrow(base, 0, 2, 4)), in, Scalar::integer(1))),
+            ErrorKind::kPartialOverlap);
+  ASSERT_EQ(kind(add_out(ctx, must(alias(in)), in, Scalar::integer(1))), ErrorKind::kNone);
+  EXPECT_EQ(values(base), (D{1, 2, 3, 4, 4, 5, 6, 7}));
+  // A resized out over the input's elements: LibTorch runs it, order-dependent (S8 policy).
+  Tensor late = must(narrow(base, 0, 2, 4));
+  EXPECT_EQ(kind(add_out(ctx, must(narrow(base, 0, 0, 1)), late, Scalar::integer(1))),
+            ErrorKind::kUndefinedBehavior);
+}
+
+TEST_F(OpsTest, AddOutRestoresAnEmptiedOutOfOtherSizesOnly) {
+  Tensor x = must(arange(ctx, Ints{2, 3}, DType::kF32));
+  Tensor base = must(zeros(ctx, Ints{3}, DType::kF32));
+  Tensor o = must(narrow(base, 0, 2, 1));
+  ASSERT_EQ(kind(shrink(base)), ErrorKind::kNone);
+  ASSERT_EQ(kind(add_out(ctx, o, x, Scalar::integer(1))), ErrorKind::kNone);
+  EXPECT_EQ(base->storage->nbytes(), 32);  // (6 + offset 2) * 4
+  EXPECT_EQ(offset(o), 2);
+  EXPECT_EQ(values(o), (D{1, 2, 3, 4, 5, 6}));
+  Tensor same = must(zeros(ctx, Ints{2, 3}, DType::kF32));
+  ASSERT_EQ(kind(shrink(same)), ErrorKind::kNone);
+  EXPECT_EQ(kind(add_out(ctx, same, x, Scalar::integer(1))), ErrorKind::kUndefinedBehavior);
+  ASSERT_EQ(kind(shrink(x)), ErrorKind::kNone);
+  EXPECT_EQ(kind(add_out(ctx, must(zeros(ctx, Ints{6}, DType::kF32)), x, Scalar::integer(1))),
+            ErrorKind::kUndefinedBehavior);  // an emptied input, whatever out
+}
+
+TEST_F(OpsTest, AddOutIntoANonResizableStorageLeavesOutUnchangedS10) {
+  Tensor o = must(from_blob(ctx, Ints{2}, DType::kF32));
+  Tensor x = must(arange(ctx, Ints{4}, DType::kF32));
+  EXPECT_EQ(kind(add_out(ctx, o, x, Scalar::integer(1))), ErrorKind::kNonResizable);
+  EXPECT_EQ(sizes(o), (I{2}));  // LibTorch 1.13: [4] (resize-nonresizable-not-atomic-1.13)
+  EXPECT_EQ(*o->version, 0);
+}
+
+TEST_F(OpsTest, AddOutChecksDevicesOperandByOperand) {
+  Tensor m = must(to_meta(must(zeros(ctx, Ints{3}, DType::kI32))));
+  Tensor f = must(arange(ctx, Ints{3}, DType::kF32));
+  // out first: its device is the common one, then its dtype, then x's device
+  EXPECT_EQ(kind(add_out(ctx, m, f, Scalar::integer(1))), ErrorKind::kDtypeCast);
+  Tensor mf = must(to_meta(must(zeros(ctx, Ints{3}, DType::kF32))));
+  EXPECT_EQ(kind(add_out(ctx, mf, f, Scalar::integer(1))), ErrorKind::kDeviceMismatch);
+  EXPECT_EQ(kind(add_out(ctx, f, mf, Scalar::integer(1))), ErrorKind::kDeviceMismatch);
+  // A 0-dim CPU input too: "Trying to pass too many CPU scalars to non-CPU kernel!"
+  Tensor scalar = must(full(ctx, Ints{}, Scalar::integer(2), DType::kF32));
+  EXPECT_EQ(kind(add_out(ctx, mf, scalar, Scalar::integer(1))), ErrorKind::kDeviceMismatch);
+  EXPECT_EQ(sizes(mf), (I{3}));
+}
+
 TEST_F(OpsTest, ResizeWithSameSizesKeepsStridesAndVersion) {
   // torch.arange(4, dtype=int32).view(2,2).t().resize_(2,2): stride (1, 2), _version 0
   Tensor v = must(transpose(must(view(must(arange(ctx, Ints{4}, DType::kI32)), Ints{2, 2})), 0, 1));

@@ -150,8 +150,8 @@ def sc_overlapping(t):  # two indices may reach one element
 # 3) an input that needs more bytes than its storage holds, except for ops
 #    that read no data (views other than reshape and flatten, conversions, drop,
 #    storage resizes);
-# 4) add_, mul_ or copy_ into an overlapping tensor, or copy_ within one
-#    storage;
+# 4) add_, mul_, copy_ or add_out into an overlapping tensor, or copy_ or
+#    add_out within one storage (add_out of a tensor into itself runs);
 # 5) negative sizes, and negative result indices of split, chunk and unbind
 #    (checked in C++: negative_sizes() in python_backend.cpp);
 # 6) to_dense, or coalesce of an uncoalesced tensor, when a part is
@@ -301,6 +301,17 @@ SC_COMPRESSED_INDEX_BYTES = {
 }
 
 
+def sc_estimate(op, ts, alloc, out_itemsize):
+    """Bytes a step may allocate (case 1): the arguments' estimate, a fresh copy of
+    the input, or add_out's out resized to the input's numel at out's offset."""
+    est = alloc
+    if op in SC_RESHAPING and ts:
+        est = max(est, ts[0].numel() * (out_itemsize or ts[0].element_size()))
+    if op == "add_out" and len(ts) == 2 and ts[0].layout == torch.strided:
+        est = max(est, (ts[1].numel() + ts[0].storage_offset()) * ts[0].element_size())
+    return est
+
+
 def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     # Case 8: PyTorch 1.13's Python reads strides as SymInts throughout (Tensor.stride(),
     # the converters, clone, transpose): one below -2**62 is taken for a symbolic int's node
@@ -342,7 +353,8 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
         return "case 8: set_ to a source with a negative (wrapped) stride (S8)"
     # Case 4 on meta inputs too: the reference and the LibTorch backend refuse
     # an overlapping in-place write whatever the device.
-    if op in ("add_", "mul_", "copy_") and ts and ts[0].layout == torch.strided and sc_overlapping(ts[0]):
+    if op in ("add_", "mul_", "copy_", "add_out") and ts and ts[0].layout == torch.strided \
+            and sc_overlapping(ts[0]):
         return "case 4: an in-place write into a tensor whose elements overlap"
     if any(sc_is_meta(t) for t in ts):
         return None
@@ -368,15 +380,14 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
         ib = SC_COMPRESSED_INDEX_BYTES[op](ts[0], (a, b))
         if ib is not None and ib > RUN.max_tensor:
             return "case 1: a compressed layout's indices at or past storcheck's resource limits (program/limits.h)"
-    est = alloc
-    if op in SC_RESHAPING and ts:
-        est = max(est, ts[0].numel() * (out_itemsize or ts[0].element_size()))
+    est = sc_estimate(op, ts, alloc, out_itemsize)
     if est < 0 or est > RUN.max_tensor or RUN.total + est > RUN.max_program:
         return "case 1: an allocation at or past storcheck's resource limits (program/limits.h)"
     if op in ("unsqueeze", "unsqueeze_", "unfold", "unflatten") and ts[0].dim() + 8 > SC_MAX_DIMS:
         return "case 2: a result rank that could pass kMaxDims"
-    if op == "copy_" and storage(ts[0])._cdata == storage(ts[1])._cdata:
-        return "case 4: copy_ within one storage"
+    if op in ("copy_", "add_out") and storage(ts[0])._cdata == storage(ts[1])._cdata \
+            and not (op == "add_out" and ts[0] is ts[1]):
+        return f"case 4: {op} within one storage"
     return None
 
 
@@ -423,9 +434,7 @@ def sc_step(op, cat, code, out, ins, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     reason = sc_refusal(op, cat, ts, alloc, out_itemsize, a, b, c, d)
     if reason:
         return ("refused", reason)
-    est = alloc if alloc > 0 else 0
-    if op in SC_RESHAPING and ts:
-        est = max(est, ts[0].numel() * (out_itemsize or ts[0].element_size()))
+    est = max(sc_estimate(op, ts, alloc, out_itemsize), 0)
     try:
         if cat == "convert" and op != "to_meta":
             r = sc_convert(op, R, ts)

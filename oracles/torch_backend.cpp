@@ -1005,6 +1005,7 @@ class TorchBackend final : public Backend {
   Error run_resize(const Step& s);
   Error run_set(const Step& s);
   Error run_copy(const Step& s);
+  Error run_add_out(const Step& s);
   Error run_out_of_place(const Step& s);
   Error run_clone_path(const Step& s);
   Error run_to_device(const Step& s);
@@ -1398,6 +1399,98 @@ Error TorchBackend::run_copy(const Step& s) {
 }
 
 namespace {
+/// The scalar as Python's torch.add(x, s, out=o) passes it: a wrapped-number
+/// tensor, so that add.out (the structured TensorIterator kernel) runs. C++'s
+/// at::add_out(out, x, Scalar) is add.Scalar_out, which computes add(x, s)
+/// and copies it into a contiguously resized out: other strides.
+at::Tensor wrapped_number(const at::Scalar& s) {
+  at::Tensor t = c10::scalar_to_tensor(s);
+  t.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return t;
+}
+}  // namespace
+
+// Note [out=] (impl/ops.cpp): FakeTensorMode's rule, the S8 guards (tensors
+// that must hold their elements, overlaps LibTorch does not detect, a
+// resized out's new geometry over the input's bytes), the allocation limit
+// when LibTorch will grow out's storage (only a step it does not reject),
+// and the grown bytes the kernel does not write defined as zero (R6).
+Error TorchBackend::run_add_out(const Step& s) {
+  at::Tensor& out = var(s, 0);
+  const at::Tensor& x = var(s, 1);
+  const at::Scalar sc = to_torch_scalar(s.args[2].scalar);
+  constexpr std::string_view op = "add_out";
+  if (fake_[s.args[0].var] != fake_[s.args[1].var])  // FakeTensorMode's rule
+    return error(ErrorKind::kDeviceMismatch,
+                 "add_out: FakeTensorMode: a fake tensor mixed with a non-fake one; convert all "
+                 "tensors to fake tensors first");
+  const bool resize = out.sizes() != x.sizes();
+  const bool same_tensor = out.unsafeGetTensorImpl() == x.unsafeGetTensorImpl();
+  const bool same_storage =
+      out.storage().unsafeGetStorageImpl() == x.storage().unsafeGetStorageImpl();
+  const DType r = from_torch(at::result_type(x, sc));
+  const Geometry go = geometry_of(out), gx = geometry_of(x);
+  const Geometry gn =
+      resized_out_geometry(gx, from_torch(x.scalar_type()), r, !x.is_meta() && x.is_cpu(), go);
+  {  // S8 on real tensors (check_fits), the overlaps on meta ones too
+    if (Error e = check_fits(op, x, "input"); e.kind != ErrorKind::kNone) return e;
+    if (!resize) {
+      if (Error e = check_fits(op, out, "out"); e.kind != ErrorKind::kNone) return e;
+      if (Error e = check_self_overlap(op, out); e.kind != ErrorKind::kNone) return e;
+    }
+    if (same_storage && !same_tensor) {
+      auto same_layout = [](const Geometry& a, const Geometry& b) {
+        if (a.rank != b.rank || a.offset != b.offset || a.itemsize != b.itemsize) return false;
+        for (int d = 0; d < a.rank; ++d)
+          if (a.sizes[d] != b.sizes[d] || a.strides[d] != b.strides[d]) return false;
+        return true;
+      };
+      MemOverlapStatus os = overlap_status(go, gx, true, false);
+      bool hazard = (os == MemOverlapStatus::kTooHard ||
+                     (os == MemOverlapStatus::kFull && !same_layout(go, gx))) &&
+                    elements_intersect(go, gx);
+      if (!hazard && resize && os != MemOverlapStatus::kPartial)
+        hazard = elements_intersect(gn, gx) && !same_layout(gn, gx);
+      if (hazard)
+        return error(ErrorKind::kUndefinedBehavior,
+                     "add_out: not executed: undefined: out (sizes " + list_str(out.sizes()) +
+                         ", strides " + list_str(out.strides()) + ", offset " +
+                         std::to_string(out.storage_offset()) +
+                         ") and the input share elements in a way LibTorch does not detect");
+    }
+  }
+  // What LibTorch rejects before it resizes (Note [out=] 3-6): no allocation.
+  const bool rejected = internal_overlap(go) == MemOverlap::kYes ||
+                        (same_storage && !same_tensor &&
+                         overlap_status(go, gx, true, false) == MemOverlapStatus::kPartial) ||
+                        out.device() != x.device() || !can_cast(r, from_torch(out.scalar_type()));
+  const int64_t old_nbytes = storage_nbytes(out);
+  int64_t bytes = 0;
+  bool grows = false;
+  if (resize && !rejected) {  // resize_'s size, the offset counted even for 0 elements
+    int64_t extent = 0;
+    if (__builtin_add_overflow(x.numel(), out.storage_offset(), &extent) ||
+        __builtin_mul_overflow(extent, static_cast<int64_t>(out.element_size()), &bytes))
+      return error(ErrorKind::kStorageSizeOverflow,
+                   "add_out: storage size for sizes " + list_str(x.sizes()) + " at offset " +
+                       std::to_string(out.storage_offset()) + " overflows int64 (S9)");
+    grows = x.numel() > 0 && bytes > old_nbytes && !out.is_meta();
+    if (grows && out.storage().unsafeGetStorageImpl()->resizable()) {
+      if (Error e = check_alloc(op, bytes); e.kind != ErrorKind::kNone) return e;
+    }
+  }
+  at::add_out(out, x, wrapped_number(sc));
+  if (grows) {
+    // R6: the grown bytes before out's first element (the kernel writes the rest).
+    const int64_t first = out.storage_offset() * static_cast<int64_t>(out.element_size());
+    if (first > old_nbytes)
+      zero_bytes(out.storage(), old_nbytes, std::min(first, storage_nbytes(out)));
+    commit(bytes);
+  }
+  return ok();
+}
+
+namespace {
 bool is_emptied(const at::Tensor& t) {
   return t.numel() > 0 && storage_nbytes(t) == 0 && !t.is_meta();
 }
@@ -1429,6 +1522,8 @@ std::function<void()> TorchBackend::raw_op(const Step& s) {
       return [=] { v(0).zero_(); };
     case OpId::kCopy_:
       return [=] { v(0).copy_(v(1)); };
+    case OpId::kAddOut:
+      return [=] { (void)at::add_out(v(0), v(1), wrapped_number(sc(2))); };
     case OpId::kAdd:
       return [=] { (void)v(0).add(sc(1)); };
     case OpId::kMul:
@@ -2070,6 +2165,8 @@ Error TorchBackend::run(const Step& s) {
       return ok();
     }
     case OpId::kCopy_: return run_copy(s);
+    case OpId::kAddOut:
+      return run_add_out(s);
 
     // In-place metadata mutation.
     case OpId::kTranspose_:
@@ -2413,6 +2510,14 @@ void init_torch_once() {
     // message (torch_errors.h), so the fetcher is replaced, process-wide,
     // by one that returns nothing.
     c10::SetStackTraceFetcher(std::function<std::string()>([] { return std::string(); }));
+    // LibTorch's warnings (add_out's "An output with one or more elements
+    // was resized", beta sparse layouts) are not observations: storcheck's
+    // reports stay free of them. Set once, before any backend runs.
+    struct Quiet final : c10::WarningHandler {
+      void process(const c10::SourceLocation&, const std::string&, bool) override {}
+    };
+    static Quiet quiet;
+    c10::Warning::set_warning_handler(&quiet);
   });
 }
 }  // namespace

@@ -152,6 +152,12 @@ constexpr TorchErrorRule kTorchErrorRules[] = {
     {"the source's dtype differs from self's", ErrorKind::kInvalidArgument},
     // set_(): checkSetStorage, a storage on another device.
     {"This is no longer allowed; the devices must match", ErrorKind::kDeviceMismatch},
+    // add_out (TensorIterator's compute_types): "Expected all tensors to be
+    // on the same device, but found at least two devices, meta and cpu!".
+    {"Expected all tensors to be on the same device", ErrorKind::kDeviceMismatch},
+    // ... and a 0-dim CPU input beside the wrapped scalar on a non-CPU out:
+    // "Trying to pass too many CPU scalars to non-CPU kernel!".
+    {"too many CPU scalars to non-CPU kernel", ErrorKind::kDeviceMismatch},
     // copy_() from a meta source into a real destination.
     {"Cannot copy out of meta tensor", ErrorKind::kDeviceMismatch},
     // flatten(): start_dim > end_dim.
