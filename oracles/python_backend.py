@@ -167,6 +167,13 @@ def sc_overlapping(t):  # two indices may reach one element
 #    tensor's wrapped contiguous stride): PyTorch 1.13's Python reads strides
 #    as SymInts and dereferences such a value as a symbolic int's pointer;
 #    set_ to a source with any negative (wrapped) stride.
+# 9) meta or fake of a view that set_ moved off its base's storage: PyTorch
+#    1.13's MetaConverter converts a view as a view of its autograd base
+#    (t._base, which set_ does not change), so the result lands on the meta
+#    storage of the base's old storage and aliases the base's conversions
+#    instead of the conversions of the storage the view now uses (an F2
+#    aliasing bug upstream, README "Fuzzing"; found by
+#    pytorch.fake_matches_reference with add_out's seed 1603).
 # Layouts an op does not take are refused by the shared policy before this
 # (check_layouts in C++, oracles/layout_policy.h), as on every backend.
 # Steps on meta and fake tensors read and allocate nothing: no refusal but
@@ -351,6 +358,12 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     if op == "set_" and len(ts) == 2 and ts[1].layout == torch.strided \
             and min(sc_stride(ts[1]), default=0) < 0:
         return "case 8: set_ to a source with a negative (wrapped) stride (S8)"
+    # Case 9: a view whose storage is no longer its base's (set_ moved it).
+    if op in ("meta", "fake") and ts and ts[0].layout == torch.strided and not sc_is_meta(ts[0]) \
+            and ts[0]._base is not None and ts[0]._base.layout == torch.strided \
+            and storage(ts[0])._cdata != storage(ts[0]._base)._cdata:
+        return ("case 9: a view that set_ moved off its base's storage, which PyTorch 1.13's "
+                "MetaConverter converts onto the base's storage (F2)")
     # Case 4 on meta inputs too: the reference and the LibTorch backend refuse
     # an overlapping in-place write whatever the device.
     if op in ("add_", "mul_", "copy_", "add_out") and ts and ts[0].layout == torch.strided \

@@ -182,6 +182,19 @@ void expect_near_miss_runs_and_refuses(const std::string& near, const std::strin
   EXPECT_NE(rep.refusal.find(reason), std::string::npos) << rep.refusal;
 }
 
+// Case 9: PyTorch 1.13's MetaConverter converts a view through its autograd
+// base, which set_ does not change: a view that set_ moved to another
+// storage would convert onto its old base's storage (found by
+// pytorch.fake_matches_reference, seed 1603).
+TEST(PytorchBackend, MetaOfAViewMovedBySetIsRefused) {
+  SKIP_WITHOUT_PYTORCH();
+  expect_near_miss_runs_and_refuses(
+      "t0 = arange [5,4] f64\nt1 = clone t0\nt2 = unsqueeze t0 0\nt3 = meta t2\n"
+      "set_ t1 t0\nt4 = meta t1\n",
+      "t0 = arange [5,4] f64\nt1 = clone t0\nt2 = unsqueeze t0 0\nset_ t2 t1\nt3 = meta t2\n",
+      "step 5 (t3 = meta t2): pytorch refused: case 9");
+}
+
 // Case 7: a chunk or split whose own index arithmetic overflows int64 is
 // undefined behaviour in PyTorch's C++ (S8).
 TEST(PytorchBackend, ChunkWithOverflowingArithmeticIsRefused) {
