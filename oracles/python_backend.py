@@ -173,7 +173,13 @@ def sc_overlapping(t):  # two indices may reach one element
 #    storage of the base's old storage and aliases the base's conversions
 #    instead of the conversions of the storage the view now uses (an F2
 #    aliasing bug upstream, README "Fuzzing"; found by
-#    pytorch.fake_matches_reference with add_out's seed 1603).
+#    pytorch.fake_matches_reference, seed 1603);
+# 10) set_ of a tensor that a converter's memo holds (a meta or fake result):
+#    PyTorch's converters convert every later view of the same real base as
+#    a view of that memoized tensor, so set_ on it moves those conversions
+#    to its new storage (found by pytorch.fake_matches_reference, seed 1604:
+#    meta of a view of t0 aliased t1 = meta t0 after `set_ t1 t3`); the
+#    reference's memo keeps the real storage's meta storage (F2).
 # Layouts an op does not take are refused by the shared policy before this
 # (check_layouts in C++, oracles/layout_policy.h), as on every backend.
 # Steps on meta and fake tensors read and allocate nothing: no refusal but
@@ -319,6 +325,13 @@ def sc_estimate(op, ts, alloc, out_itemsize):
     return est
 
 
+def sc_converters(R):
+    """The memos of PyTorch's converters this run uses: FakeTensorMode's (its own and its
+    MetaConverter's) and the plain MetaConverter's."""
+    fc = R.mode.fake_tensor_converter
+    return (fc, fc.meta_converter, R.meta)
+
+
 def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     # Case 8: PyTorch 1.13's Python reads strides as SymInts throughout (Tensor.stride(),
     # the converters, clone, transpose): one below -2**62 is taken for a symbolic int's node
@@ -358,6 +371,11 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     if op == "set_" and len(ts) == 2 and ts[1].layout == torch.strided \
             and min(sc_stride(ts[1]), default=0) < 0:
         return "case 8: set_ to a source with a negative (wrapped) stride (S8)"
+    # Case 10: set_ of a converter's memoized result.
+    if op == "set_" and ts and any(v is ts[0] for mc in sc_converters(RUN)
+                                    for v in list(mc.tensor_memo.values())):
+        return ("case 10: set_ of a meta or fake tensor that PyTorch's converter memoizes; "
+                "later conversions of views of its real tensor would follow it (F2)")
     # Case 9: a view whose storage is no longer its base's (set_ moved it).
     if op in ("meta", "fake") and ts and ts[0].layout == torch.strided and not sc_is_meta(ts[0]) \
             and ts[0]._base is not None and ts[0]._base.layout == torch.strided \

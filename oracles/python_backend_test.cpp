@@ -195,6 +195,19 @@ TEST(PytorchBackend, MetaOfAViewMovedBySetIsRefused) {
       "step 5 (t3 = meta t2): pytorch refused: case 9");
 }
 
+// Case 10: PyTorch's converters build later views of a real tensor from its
+// memoized conversion, so set_ on that conversion redirects them (found by
+// pytorch.fake_matches_reference, seed 1604).
+TEST(PytorchBackend, SetOfAMemoizedConversionIsRefused) {
+  SKIP_WITHOUT_PYTORCH();
+  expect_near_miss_runs_and_refuses(
+      "t0 = zeros [2] f32\nt1 = meta t0\nt2 = mul t1 2\nset_ t2 t1\nt3 = narrow t0 0 1 1\n"
+      "t4 = meta t3\n",
+      "t0 = zeros [2] f32\nt1 = meta t0\nt2 = mul t1 2\nset_ t1 t2\nt3 = narrow t0 0 1 1\n"
+      "t4 = meta t3\n",
+      "step 4 (set_ t1 t2): pytorch refused: case 10");
+}
+
 // Case 7: a chunk or split whose own index arithmetic overflows int64 is
 // undefined behaviour in PyTorch's C++ (S8).
 TEST(PytorchBackend, ChunkWithOverflowingArithmeticIsRefused) {
