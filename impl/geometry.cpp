@@ -185,6 +185,13 @@ MemOverlapStatus overlap_status(const Geometry& a, const Geometry& b, bool same_
   return MemOverlapStatus::kNo;
 }
 
+bool same_layout(const Geometry& a, const Geometry& b) {
+  if (a.rank != b.rank || a.offset != b.offset || a.itemsize != b.itemsize) return false;
+  for (int d = 0; d < a.rank; ++d)
+    if (a.sizes[d] != b.sizes[d] || a.strides[d] != b.strides[d]) return false;
+  return true;
+}
+
 bool elements_intersect(const Geometry& a, const Geometry& b) {
   int64_t na, nb, ea, eb;
   if (!a.numel(&na) || !b.numel(&nb)) return true;

@@ -72,6 +72,10 @@ MemOverlapStatus overlap_status(const Geometry& a, const Geometry& b, bool same_
 /// occupy a common byte (exact).
 bool elements_intersect(const Geometry& a, const Geometry& b);
 
+/// The same sizes, strides (over the rank), offset and item size: the very
+/// same elements.
+bool same_layout(const Geometry& a, const Geometry& b);
+
 /// Row-major contiguous strides for `sizes` (PyTorch's default; size-0/1
 /// dims get the stride they would have with size 1).
 void contiguous_strides(int rank, const int64_t* sizes, int64_t* strides);

@@ -291,6 +291,17 @@ TEST(GeometryElementsIntersect, EmptyNeverIntersects) {
   EXPECT_FALSE(elements_intersect(Geometry::of({0}, {1}, 0, 4), Geometry::of({4}, {1}, 0, 4)));
 }
 
+TEST(GeometrySameLayout, EveryFieldCountsStridesOnlyUpToTheRank) {
+  Geometry a = Geometry::of({2, 3}, {3, 1}, 1, 4);
+  Geometry b = a;
+  b.strides[5] = 7;  // past the rank: not a stride
+  EXPECT_TRUE(same_layout(a, b));
+  EXPECT_FALSE(same_layout(a, Geometry::of({2, 3}, {1, 2}, 1, 4)));
+  EXPECT_FALSE(same_layout(a, Geometry::of({2, 3}, {3, 1}, 0, 4)));
+  EXPECT_FALSE(same_layout(a, Geometry::of({2, 3}, {3, 1}, 1, 8)));
+  EXPECT_FALSE(same_layout(a, Geometry::of({3, 2}, {3, 1}, 1, 4)));
+}
+
 // --- contiguous_strides -----------------------------------------------------------
 
 TEST(GeometryContiguousStrides, RowMajor) {

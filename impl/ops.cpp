@@ -1303,12 +1303,12 @@ Status copy_(const Tensor& dst, const Tensor& src) {
 // 2) Harness policies (Note [Check order]): S8 on real tensors, x must
 //    hold its elements, and so must o when it keeps its sizes (written in
 //    place); on every tensor (as add_ and copy_ do), o with overlapping
-//    elements LibTorch does not detect, or o
-//    and x sharing bytes in a way LibTorch does not detect (kTooHard, or
-//    kFull with another geometry), make the result depend on iteration
-//    order: undefined, not run. A resized o's new geometry (x's sizes at
-//    o's offset, the strides of 7) must not share bytes with x either:
-//    LibTorch checked only o's old geometry.
+//    elements LibTorch does not detect, or o and x sharing bytes in a way
+//    LibTorch does not detect (kTooHard, or kFull with another geometry),
+//    make the result depend on iteration order: undefined, not run. A
+//    resized o's new geometry (x's sizes at o's offset, the strides of 7)
+//    must not share bytes with x either: LibTorch checked only o's old
+//    geometry.
 // 3) o's internal overlap, on its old geometry (even when o is resized).
 // 4) o partially overlapping x, unless both are the same tensor object.
 // 5) The devices: meta and real, CPU and CUDA do not mix, checked with 6)
@@ -1327,14 +1327,6 @@ bool same_sizes(const Geometry& a, const Geometry& b) {
   if (a.rank != b.rank) return false;
   for (int d = 0; d < a.rank; ++d)
     if (a.sizes[d] != b.sizes[d]) return false;
-  return true;
-}
-
-/// The same elements: sizes, strides, offset and item size.
-bool same_layout(const Geometry& a, const Geometry& b) {
-  if (!same_sizes(a, b) || a.offset != b.offset || a.itemsize != b.itemsize) return false;
-  for (int d = 0; d < a.rank; ++d)
-    if (a.strides[d] != b.strides[d]) return false;
   return true;
 }
 
@@ -1620,6 +1612,7 @@ Status set_(Context& ctx, const Tensor& self, const Tensor& source) {
 Result<Tensor> add(Context& ctx, const Tensor& t, const Scalar& s) {
   return scalar_outplace(ctx, t, s, BinOp::kAdd, "add");
 }
+
 Geometry resized_out_geometry(const Geometry& x, DType x_dtype, DType result, bool cpu,
                               const Geometry& out) {
   Geometry in = x;

@@ -1439,12 +1439,6 @@ Error TorchBackend::run_add_out(const Step& s) {
       if (Error e = check_self_overlap(op, out); e.kind != ErrorKind::kNone) return e;
     }
     if (same_storage && !same_tensor) {
-      auto same_layout = [](const Geometry& a, const Geometry& b) {
-        if (a.rank != b.rank || a.offset != b.offset || a.itemsize != b.itemsize) return false;
-        for (int d = 0; d < a.rank; ++d)
-          if (a.sizes[d] != b.sizes[d] || a.strides[d] != b.strides[d]) return false;
-        return true;
-      };
       MemOverlapStatus os = overlap_status(go, gx, true, false);
       bool hazard = (os == MemOverlapStatus::kTooHard ||
                      (os == MemOverlapStatus::kFull && !same_layout(go, gx))) &&
