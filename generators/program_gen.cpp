@@ -182,10 +182,11 @@ bool set_grows(const ModelTensor& in, const ModelTensor& src, int64_t bytes) {
   return numel(src.sizes) > 0 && (src.meta || !same) && extent_bytes(src) > bytes;
 }
 
-/// Note [out=] (impl/ops.cpp): the result type of x + s (torch.result_type)
-/// and whether it casts to an out of dtype `out` (PyTorch's canCast: no
-/// float into an integral or bool tensor, no integral into bool).
-DTypeArg add_result(DTypeArg x, const ScalarLit& s) {
+/// The result type of x + s and x * s (torch.result_type: add, mul,
+/// add_out), and whether it casts to an out of dtype `to` (PyTorch's
+/// canCast: no float into an integral or bool tensor, no integral into
+/// bool; Note [out=] in impl/ops.cpp).
+DTypeArg scalar_result(DTypeArg x, const ScalarLit& s) {
   if (s.kind == ScalarLit::Kind::kFloat && !is_float(x)) return DTypeArg::kF32;
   if (s.kind == ScalarLit::Kind::kInt && x == DTypeArg::kBool) return DTypeArg::kI64;
   return x;
@@ -900,7 +901,7 @@ class Builder {
       const bool resize = !(xm.sizes == in.sizes);
       if (!in.meta && (uncovered(u) || (!resize && !covers(in, so.bytes)))) return true;  // S8
       if (has_write_overlap(in)) return true;
-      if (!casts_to(add_result(xm.dtype, s.args[2].scalar), in.dtype)) return true;
+      if (!casts_to(scalar_result(xm.dtype, s.args[2].scalar), in.dtype)) return true;
       return resize && numel(out.sizes) > 0 && extent_bytes(out) > so.bytes && !so.resizable;
     }
     const Storage& st = storage(v);
@@ -1772,8 +1773,7 @@ class Builder {
       case OpId::kMul: {
         ScalarLit x = valid_scalar(in.dtype, ScalarUse::kCompute, pk, edge);
         *invalid = false;
-        if (x.kind == ScalarLit::Kind::kFloat && !is_float(in.dtype)) out->dtype = DTypeArg::kF32;
-        if (x.kind == ScalarLit::Kind::kInt && in.dtype == DTypeArg::kBool) out->dtype = DTypeArg::kI64;
+        out->dtype = scalar_result(in.dtype, x);
         s->args[1] = Arg::scalar_arg(x);
         out->strides = dense_strides_like(in, true);
         *result = 2;
