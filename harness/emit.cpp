@@ -771,6 +771,14 @@ std::string Emitter::run() {
                 "reference");
         return assemble();
       }
+      if (s.nargs > 1 && s.args[1].kind == ArgKind::kVar &&
+          coo_dims_overflow(s, in.sizes.data(), in.rank,
+                            before.vars[static_cast<size_t>(s.args[1].var)].rank)) {
+        stop(k, "LibTorch's sparse_dim + dense_dim overflows int64 for these indices (undefined "
+                "behaviour, S8): storcheck's LibTorch backend refuses to run it; `storcheck "
+                "repro` runs the reference");
+        return assemble();
+      }
       // Case 8) of Note [Steps the PyTorch backend refuses] (python_backend.py):
       // PyTorch 1.13's Python reads strides as SymInts everywhere.
       bool py_unreadable = false;

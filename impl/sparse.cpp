@@ -768,7 +768,11 @@ Result<SparseTensor> sparse_coo_tensor(Context& ctx, const Tensor& indices, cons
                    ": indices must be sparse_dim x nnz, but got: " + format_sizes(indices->geom));
   const int64_t sparse_dim = indices->size(0), nnz = indices->size(1);
   const int64_t dense_dim = values->rank() - 1;
-  if (sizes.size != sparse_dim + dense_dim)
+  // LibTorch adds the two in int64: an indices size(0) near 2^63 overflows
+  // (undefined there: the LibTorch backend refuses the step, S8,
+  // coo_dims_overflow); the reference compares without overflowing (found
+  // by fake_fuzzer with UBSan: indices [2^63-1, 0]) and raises the mismatch.
+  if (sparse_dim != static_cast<int64_t>(sizes.size) - dense_dim)
     return err(ErrorKind::kShapeMismatch,
                std::string(op) + ": number of dimensions must be sparse_dim (" +
                    to_string(sparse_dim) + ") + dense_dim (" + to_string(dense_dim) +

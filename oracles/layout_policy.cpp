@@ -99,6 +99,14 @@ bool blocked_tiling_overflows(const Step& s, const int64_t* sizes, int rank) {
   return false;
 }
 
+bool coo_dims_overflow(const Step& s, const int64_t* indices_sizes, int indices_rank,
+                       int values_rank) {
+  if (s.op != OpId::kSparseCooTensor || indices_rank != 2) return false;
+  const int64_t dense_dim = std::max(values_rank, 1) - 1;
+  int64_t sum = 0;
+  return __builtin_add_overflow(indices_sizes[0], dense_dim, &sum);
+}
+
 bool copies_symint_pointer_stride(const Step& s, const int64_t* strides, int rank) {
   if (s.op == OpId::kTranspose) {
     auto wrap = [&](int64_t d) { return d < 0 ? d + rank : d; };

@@ -44,6 +44,19 @@ bool builds_sparse_from_strided(OpId op);
 /// steps and the emitted reproducers stop at them.
 bool blocked_tiling_overflows(const Step& s, const int64_t* sizes, int rank);
 
+/// S8 before sparse_coo_tensor(indices, values, sizes): LibTorch (1.13 and
+/// 2.x) adds sparse_dim (the indices' size(0)) and dense_dim (the values'
+/// rank - 1, 0 for 0-dim values, which it expands to [1]) in int64 before
+/// it compares the sum with the sizes' length; a 2-D indices tensor of 0
+/// elements with size(0) near 2^63 overflows (signed overflow: undefined
+/// behaviour; found by fake_fuzzer with UBSan in the reference: indices
+/// [2^63-1, 0], values [2^63-1, 0]). False for other ops and for indices
+/// that are not 2-D (LibTorch raises first). The LibTorch backend refuses
+/// these steps, the emitted reproducers stop at them, and the PyTorch
+/// backend refuses them (case 7).
+bool coo_dims_overflow(const Step& s, const int64_t* indices_sizes, int indices_rank,
+                       int values_rank);
+
 /// S8 before clone or transpose of a tensor of strides `strides[0..rank)` on
 /// LibTorch 1.13: true when the op copies the strides as c10::SymInt
 /// without a range check (clone, through empty_strided; transpose of two

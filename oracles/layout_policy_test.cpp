@@ -158,5 +158,22 @@ TEST(LayoutPolicy, CloneAndTransposeCopySymIntPointerStrides) {
     EXPECT_FALSE(copies_symint_pointer_stride(step(op), wrapped, 3)) << op;
 }
 
+// sparse_coo_tensor: LibTorch adds the indices' size(0) and the values'
+// dense dims in int64 (found by fake_fuzzer: indices [2^63-1, 0]).
+TEST(LayoutPolicy, SparseCooDimsSumOverflowIsFlagged) {
+  ParseResult r = parse_program("t0 = zeros [2] i64\nt1 = sparse_coo_tensor t0 t0 [1]\n");
+  ASSERT_TRUE(r.ok()) << r.error.to_string();
+  const Step& coo = r.program.steps.back();
+  const int64_t huge[] = {INT64_MAX, 0}, near[] = {INT64_MAX - 2, 0}, small[] = {1, 2};
+  EXPECT_TRUE(coo_dims_overflow(coo, huge, 2, 2));   // dense_dim 1
+  EXPECT_FALSE(coo_dims_overflow(coo, huge, 2, 1));  // dense_dim 0
+  EXPECT_FALSE(coo_dims_overflow(coo, huge, 2, 0));  // 0-dim values: expanded to [1]
+  EXPECT_TRUE(coo_dims_overflow(coo, near, 2, 4));   // dense_dim 3
+  EXPECT_FALSE(coo_dims_overflow(coo, near, 2, 3));
+  EXPECT_FALSE(coo_dims_overflow(coo, small, 2, 16));
+  EXPECT_FALSE(coo_dims_overflow(coo, huge, 1, 2));  // not 2-D: LibTorch raises first
+  EXPECT_FALSE(coo_dims_overflow(r.program.steps.front(), huge, 2, 2));  // another op
+}
+
 }  // namespace
 }  // namespace storcheck

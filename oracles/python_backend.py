@@ -162,7 +162,9 @@ def sc_overlapping(t):  # two indices may reach one element
 #    split_size - 1` (or `+ chunks - 1`) overflows int64, or a piece's
 #    slice does; slice or narrow whose offset, size or stride arithmetic
 #    does (undefined behaviour in C++; split_arithmetic_overflows and
-#    slice_arithmetic_overflows in impl/ops.h);
+#    slice_arithmetic_overflows in impl/ops.h); sparse_coo_tensor whose
+#    sparse_dim + dense_dim overflows (coo_dims_overflow in
+#    oracles/layout_policy.h);
 # 8) any step but drop on a tensor with a stride below -2**62 (a numel-0
 #    tensor's wrapped contiguous stride): PyTorch 1.13's Python reads strides
 #    as SymInts and dereferences such a value as a symbolic int's pointer;
@@ -346,6 +348,9 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
         return "case 1: a split, chunk or unbind past storcheck's limit on results (impl/ops.h)"
     if ts and ts[0].layout == torch.strided and sc_index_arithmetic_overflows(op, ts[0], a, b, c, d):
         return "case 7: a split, chunk, slice or narrow whose index arithmetic overflows int64"
+    if op == "sparse_coo_tensor" and len(ts) > 1 and ts[0].layout == torch.strided \
+            and ts[0].dim() == 2 and ts[0].shape[0] + max(ts[1].dim(), 1) - 1 > 2**63 - 1:
+        return "case 7: a sparse_coo_tensor whose sparse_dim + dense_dim overflows int64"
     # Case 1 on meta inputs too: a resize_ whose storage size, (numel +
     # offset) * itemsize, overflows int64 even for 0 elements (a is the new
     # numel): PyTorch sets the new sizes before it raises, where the other

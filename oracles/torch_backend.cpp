@@ -2381,6 +2381,14 @@ Error TorchBackend::run_sparse(const Step& s) {
       // reference reported the nnz mismatch; found by fake_fuzzer).
       if (t.numel() > 0)
         if (Error e = check_fits(op, t, "the indices"); e.kind != ErrorKind::kNone) return e;
+      if (coo_dims_overflow(s, t.sizes().data(), static_cast<int>(t.dim()),
+                            static_cast<int>(var(s, 1).dim()))) {
+        refuse_undefined(std::string(op) + ": LibTorch " + torch_version() +
+                         " adds the indices' size(0) and the values' dense dims in int64, which "
+                         "overflows for these indices (signed overflow: undefined behaviour, "
+                         "S8): not run");
+        return ok();
+      }
       bind(s, at::sparse_coo_tensor(t, var(s, 1), to_ref(s.args[2].list)));
       return ok();
     case OpId::kToDense:
