@@ -183,7 +183,7 @@ bool set_grows(const ModelTensor& in, const ModelTensor& src, int64_t bytes) {
 }
 
 /// The result type of x + s and x * s (torch.result_type: add, mul,
-/// add_out), and whether it casts to an out of dtype `to` (PyTorch's
+/// add_out, mul_out), and whether it casts to an out of dtype `to` (PyTorch's
 /// canCast: no float into an integral or bool tensor, no integral into
 /// bool; Note [out=] in impl/ops.cpp).
 DTypeArg scalar_result(DTypeArg x, const ScalarLit& s) {
@@ -762,7 +762,7 @@ class Builder {
       case OpId::kAdd_: case OpId::kMul_: *valid = writable; *bad = arith_rejects; break;
       case OpId::kFill_: *valid = writable; *bad = fill_rejects; break;
       case OpId::kZero_: *valid = writable; *bad = overlapping; break;
-      case OpId::kCopy_: case OpId::kAddOut: *valid = writable; break;
+      case OpId::kCopy_: case OpId::kAddOut: case OpId::kMulOut: *valid = writable; break;
       case OpId::kMeta: case OpId::kFake: *valid = real; *bad = meta_only; break;
       case OpId::kFakeFromMeta: *valid = plain_meta; *bad = real; break;
       case OpId::kToMeta: *valid = not_fake; *bad = fake_only; break;
@@ -893,7 +893,7 @@ class Builder {
       if (out.meta) return !su.resizable;  // LibTorch 2.x's meta kernel
       return set_grows(in, out, su.bytes) && !su.resizable;
     }
-    if (op == OpId::kAddOut) {  // Note [out=], in LibTorch's order
+    if (is_scalar_out(op)) {  // Note [out=], in LibTorch's order
       const VarId u = s.args[1].var;
       const ModelTensor& xm = model(u);
       if (xm.fake != in.fake || xm.meta != in.meta || xm.away != in.away) return true;
@@ -1021,7 +1021,9 @@ class Builder {
         w += f.emp ? 3 : 0;
         break;  // restores (or keeps) an emptied storage
       case OpId::kSetNonresizable: w += f.full ? 1 : 0; break;
-      case OpId::kAddOut: w += f.emp ? 3 : 0; break;  // resizes (restores) an emptied out
+      case OpId::kAddOut: case OpId::kMulOut:
+        w += f.emp ? 3 : 0;  // resizes (restores) an emptied out
+        break;
       case OpId::kResizeStorage: w += 3 + (f.fixed ? 1 : 0); break;
       case OpId::kSelect: case OpId::kNarrow: case OpId::kSlice: w += 3; break;  // offset views
       case OpId::kRehydrate: w += f.emp ? 8 : 0; break;
@@ -1043,7 +1045,7 @@ class Builder {
       case OpId::kLazyClone: return 14;
       case OpId::kFromBlob: return 4;
       case OpId::kAdd_: case OpId::kMul_: case OpId::kFill_: case OpId::kZero_:
-      case OpId::kCopy_: case OpId::kMutableDataPtr: case OpId::kAddOut:
+      case OpId::kCopy_: case OpId::kMutableDataPtr: case OpId::kAddOut: case OpId::kMulOut:
         return f.cow ? 5 : 1;
       case OpId::kDrop: return f.shared ? 10 : 1;
       case OpId::kResizeStorage: return f.cow ? 6 : 1;
@@ -1072,7 +1074,8 @@ class Builder {
       case OpId::kMemoStats: return 1;
       case OpId::kDrop: return 6;
       case OpId::kShrink: return 3;  // F2: emptied storages convert to 0 bytes
-      case OpId::kCopy_: case OpId::kFill_: case OpId::kAdd_: case OpId::kAddOut:
+      case OpId::kCopy_: case OpId::kFill_: case OpId::kAdd_:
+      case OpId::kAddOut: case OpId::kMulOut:
         return f.meta ? 4 : 1;  // F9
       default: return f.meta ? 2 : 1;
     }
@@ -1719,7 +1722,8 @@ class Builder {
         *result = 10;
         return true;
       }
-      case OpId::kAddOut: {
+      case OpId::kAddOut:
+      case OpId::kMulOut: {
         // Note [out=] (impl/ops.cpp): v is out; the input v itself or a
         // variable of v's kind (real, meta or fake, device) over another
         // storage; invalid, a float input into an integral or bool out.

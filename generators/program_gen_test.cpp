@@ -578,8 +578,9 @@ int64_t test_itemsize(DTypeArg d) {
 }
 
 /// The model of a new variable, read at its first use as a first operand,
-/// when no step in between could have changed it (none names it, no
-/// rehydrate/reshrink); false when there is no such use.
+/// when no step in between could have changed it (none names it first, no
+/// rehydrate/reshrink, no set_ onto its storage); false when there is no
+/// such use.
 bool first_use(const Program& p, const std::vector<StepTrace>& tr, size_t def, VarId v,
                size_t* use) {
   for (size_t j = def + 1; j < p.steps.size(); ++j) {
@@ -590,6 +591,9 @@ bool first_use(const Program& p, const std::vector<StepTrace>& tr, size_t def, V
       *use = j;
       return true;
     }
+    // set_ t v: t shares v's storage from here on, and a storage op on t
+    // changes v's before v's first use (`set_ t0 t2`, `resize_storage t0 0`).
+    if (s.op == OpId::kSet_ && s.args[1].kind == ArgKind::kVar && s.args[1].var == v) return false;
   }
   return false;
 }

@@ -106,7 +106,7 @@ std::string not_run_reason(const Step& s, const Error& error) {
 /// Steps whose reproducer helpers work on a storage's bytes (CPU only).
 bool storage_level(OpId op) {
   return op_info(op).category == OpCategory::kStorage || op == OpId::kLazyClone ||
-         op == OpId::kMutableDataPtr || op == OpId::kResize_ || op == OpId::kAddOut;
+         op == OpId::kMutableDataPtr || op == OpId::kResize_ || is_scalar_out(op);
 }
 
 double element(const VarObs& v, int64_t k) {
@@ -324,20 +324,36 @@ at::Tensor coalesce(const at::Tensor& t) {
   zero_bytes(t, old);
 }
 )CPP"},
-    {"add_out_wrapped(", R"CPP(// torch.add(x, s, out=out) as Python runs it: the scalar as a wrapped-number
-// tensor, so add.out (TensorIterator) runs; at::add_out(out, x, Scalar) is
-// add.Scalar_out (a contiguous resize, then a copy). Grown bytes that the
-// kernel does not write (before out's first element) are zero (R6).
-void add_out_wrapped(at::Tensor& out, const at::Tensor& x, const at::Scalar& s) {
+    {"scalar_out_wrapped(", R"CPP(// torch.add(x, s, out=out) and torch.mul as Python runs them: the
+// scalar as a wrapped-number tensor, so add.out / mul.out (TensorIterator) run;
+// at::add_out(out, x, Scalar) is add.Scalar_out (a contiguous resize, then a
+// copy). Grown bytes that the kernel does not write (before out's first
+// element) are zero (R6).
+template <typename Op>
+void scalar_out_wrapped(Op op, at::Tensor& out, const at::Tensor& x, const at::Scalar& s) {
   at::Tensor w = c10::scalar_to_tensor(s);
   w.unsafeGetTensorImpl()->set_wrapped_number(true);
   const int64_t old = static_cast<int64_t>(out.storage().nbytes());
-  at::add_out(out, x, w);
+  op(out, x, w);
   if (out.is_meta()) return;
   const int64_t first = out.storage_offset() * static_cast<int64_t>(out.element_size());
   const int64_t n = static_cast<int64_t>(out.storage().nbytes());
   if (std::min(first, n) > old)
     std::memset(static_cast<uint8_t*>(storage_bytes(out)) + old, 0, std::min(first, n) - old);
+}
+)CPP"},
+    {"add_out_wrapped(", R"CPP(void add_out_wrapped(at::Tensor& out, const at::Tensor& x,
+                     const at::Scalar& s) {
+  scalar_out_wrapped(
+      [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b) { at::add_out(o, a, b); }, out,
+      x, s);
+}
+)CPP"},
+    {"mul_out_wrapped(", R"CPP(void mul_out_wrapped(at::Tensor& out, const at::Tensor& x,
+                     const at::Scalar& s) {
+  scalar_out_wrapped(
+      [](at::Tensor& o, const at::Tensor& a, const at::Tensor& b) { at::mul_out(o, a, b); }, out,
+      x, s);
 }
 )CPP"},
     {"set_(", R"CPP(void set_(at::Tensor& t, const at::Tensor& src) {  // the grown bytes are zero (R6)

@@ -74,7 +74,7 @@ bool is_bounds_checked_view(OpId op) {
 bool is_compute_kernel(OpId op) {
   switch (op) {
     case OpId::kAdd_: case OpId::kMul_: case OpId::kFill_: case OpId::kZero_: case OpId::kCopy_:
-    case OpId::kAdd: case OpId::kMul: case OpId::kAddOut:
+    case OpId::kAdd: case OpId::kMul: case OpId::kAddOut: case OpId::kMulOut:
       return true;
     default: return false;
   }
@@ -141,7 +141,7 @@ bool bounds_checked_raise(const Program& p, const Step& s, const Observation& be
     if (!observed_emptied(in)) continue;
     // Note [out=]: an out of other sizes than the input is resized (its
     // storage grows, R6) before the kernel writes it.
-    if (s.op == OpId::kAddOut && a == 0 && !same_sizes(in, before.vars[s.args[1].var])) continue;
+    if (is_scalar_out(s.op) && a == 0 && !same_sizes(in, before.vars[s.args[1].var])) continue;
     if (after.error == ErrorKind::kOther)
       return fail(why, "R4: " + op + " on emptied " + p.var_names[s.args[a].var] +
                            " failed with an unclassified error");
@@ -253,7 +253,7 @@ bool is_cow_write(const Step& s, const Observation& before) {
     case OpId::kAdd_: case OpId::kMul_: case OpId::kFill_: case OpId::kZero_:
     case OpId::kMutableDataPtr:
       return true;
-    case OpId::kAddOut: {
+    case OpId::kAddOut: case OpId::kMulOut: {
       // Note [out=]: a resize that grows out's storage copies it into fresh
       // memory first (C8), so the write materializes nothing.
       const VarObs& o = before.vars[s.args[0].var];
@@ -339,8 +339,8 @@ bool views_materialize_once(const Program& p, const Step& s, const Observation& 
     const VarObs& b = before.vars[v];
     const VarObs& a = after.vars[v];
     if (!b.live || b.alias_class != bw.alias_class) continue;
-    // Note [out=]: add_out may resize out itself (not its other views).
-    if (s.op == OpId::kAddOut && b.identity_class == bw.identity_class) continue;
+    // Note [out=]: add_out and mul_out may resize out itself (not its other views).
+    if (is_scalar_out(s.op) && b.identity_class == bw.identity_class) continue;
     if (!same_geometry(a, b) || a.alias_class != b.alias_class || a.storage_nbytes != b.storage_nbytes)
       return fail(why, "C5: materialization changed the metadata of " + p.var_names[v]);
     if (a.data_class != after.vars[w].data_class || a.is_cow)

@@ -1295,10 +1295,11 @@ Status copy_(const Tensor& dst, const Tensor& src) {
 }
 
 // Note [out=]
-// add_out o x s is torch.add(x, s, out=o): LibTorch 1.13's structured
-// add.out builds a TensorIterator (compute_mem_overlaps, then
-// compute_types, then allocate_or_resize_outputs' resize_out), then runs
-// the kernel. In that order:
+// add_out o x s is torch.add(x, s, out=o), mul_out o x s torch.mul(x, s,
+// out=o): LibTorch 1.13's structured add.out and mul.out build a
+// TensorIterator (compute_mem_overlaps, then compute_types, then
+// allocate_or_resize_outputs' resize_out), then run the kernel. In that
+// order:
 // 1) FakeTensorMode's rule: fake and non-fake tensors do not mix.
 // 2) Harness policies (Note [Check order]): S8 on real tensors, x must
 //    hold its elements, and so must o when it keeps its sizes (written in
@@ -1634,6 +1635,10 @@ Status add_out(Context& ctx, const Tensor& out, const Tensor& x, const Scalar& s
 
 Result<Tensor> mul(Context& ctx, const Tensor& t, const Scalar& s) {
   return scalar_outplace(ctx, t, s, BinOp::kMul, "mul");
+}
+
+Status mul_out(Context& ctx, const Tensor& out, const Tensor& x, const Scalar& s) {
+  return scalar_out(ctx, out, x, s, BinOp::kMul, "mul_out");
 }
 
 Result<Tensor> clone(Context& ctx, const Tensor& t) {

@@ -80,6 +80,8 @@ Status copy_(const Tensor& dst, const Tensor& src);
 /// sizes when they differ (resize_, then the iterator's strides), then the
 /// elements x + s in out's dtype.
 Status add_out(Context& ctx, const Tensor& out, const Tensor& x, const Scalar& s);
+/// torch.mul(x, s, out=out): add_out's steps with the elements x * s.
+Status mul_out(Context& ctx, const Tensor& out, const Tensor& x, const Scalar& s);
 /// Note [out=] 7: the geometry an out of geometry `out` takes when the
 /// input's sizes differ: the input's sizes, TensorIterator's strides for
 /// the input `x` (converted to `result` first when `cpu`: a real CPU

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
@@ -999,6 +1000,59 @@ TEST_F(OpsTest, AddOutChecksDevicesOperandByOperand) {
   Tensor scalar = must(full(ctx, Ints{}, Scalar::integer(2), DType::kF32));
   EXPECT_EQ(kind(add_out(ctx, mf, scalar, Scalar::integer(1))), ErrorKind::kDeviceMismatch);
   EXPECT_EQ(sizes(mf), (I{3}));
+}
+
+// mul_out o x s: torch.mul(x, s, out=o), add_out's steps (Note [out=]); each
+// case checked in PyTorch 1.13.
+TEST_F(OpsTest, MulOutResizesToTheInputsLayoutAndMultiplies) {
+  // torch.mul(torch.arange(6, dtype=torch.int32).view(2,3).t(), 3,
+  //           out=torch.zeros(1, dtype=torch.int32))
+  Tensor x = must(transpose(must(view(must(arange(ctx, Ints{6}, DType::kI32)), Ints{2, 3})), 0, 1));
+  Tensor o = must(zeros(ctx, Ints{1}, DType::kI32));
+  ASSERT_EQ(kind(mul_out(ctx, o, x, Scalar::integer(3))), ErrorKind::kNone);
+  EXPECT_EQ(sizes(o), (I{3, 2}));
+  EXPECT_EQ(strides(o), (I{1, 3}));
+  EXPECT_EQ(values(o), (D{0, 9, 3, 12, 6, 15}));
+  EXPECT_EQ(*o->version, 1);
+  EXPECT_EQ(values(x), (D{0, 3, 1, 4, 2, 5}));  // the input is only read
+}
+
+TEST_F(OpsTest, MulOutComputesInTheResultTypeAndCastsToOut) {
+  Tensor b = must(zeros(ctx, Ints{3}, DType::kBool));
+  ASSERT_EQ(kind(fill_(ctx, must(narrow(b, 0, 0, 1)), Scalar::boolean(true))), ErrorKind::kNone);
+  ASSERT_EQ(kind(fill_(ctx, must(narrow(b, 0, 2, 1)), Scalar::boolean(true))), ErrorKind::kNone);
+  Tensor ob = must(zeros(ctx, Ints{3}, DType::kBool));
+  ASSERT_EQ(kind(mul_out(ctx, ob, b, Scalar::boolean(true))), ErrorKind::kNone);
+  EXPECT_EQ(values(ob), (D{1, 0, 1}));  // logical and
+  // Long into Bool:
+  EXPECT_EQ(kind(mul_out(ctx, ob, b, Scalar::integer(2))), ErrorKind::kDtypeCast);
+  Tensor ol = must(zeros(ctx, Ints{3}, DType::kI64));
+  ASSERT_EQ(kind(mul_out(ctx, ol, b, Scalar::integer(2))), ErrorKind::kNone);
+  EXPECT_EQ(values(ol), (D{2, 0, 2}));
+  Tensor u = must(arange(ctx, Ints{4}, DType::kU8));
+  Tensor ou = must(zeros(ctx, Ints{4}, DType::kU8));
+  ASSERT_EQ(kind(mul_out(ctx, ou, u, Scalar::integer(-1))), ErrorKind::kNone);
+  EXPECT_EQ(values(ou), (D{0, 255, 254, 253}));  // wraps in uint8
+  ASSERT_EQ(kind(mul_out(ctx, ou, u, Scalar::integer(300))), ErrorKind::kNone);
+  EXPECT_EQ(values(ou), (D{0, 44, 88, 132}));
+  // f32 * 1e300 into an f64 out: computed in f32 (inf), then cast.
+  Tensor f = must(full(ctx, Ints{2}, Scalar::floating(1.5), DType::kF32));
+  Tensor od = must(zeros(ctx, Ints{2}, DType::kF64));
+  ASSERT_EQ(kind(mul_out(ctx, od, f, Scalar::floating(1e300))), ErrorKind::kNone);
+  EXPECT_EQ(values(od), (D{INFINITY, INFINITY}));
+}
+
+TEST_F(OpsTest, MulOutChecksOverlapLikeAddOut) {
+  Tensor base = must(arange(ctx, Ints{8}, DType::kF32));
+  EXPECT_EQ(kind(mul_out(ctx, must(narrow(base, 0, 0, 4)), must(narrow(base, 0, 1, 4)),
+                         Scalar::integer(2))),
+            ErrorKind::kPartialOverlap);
+  Tensor e = must(expand(must(zeros(ctx, Ints{1}, DType::kF32)), Ints{2}));
+  EXPECT_EQ(kind(mul_out(ctx, e, must(narrow(base, 0, 0, 2)), Scalar::integer(2))),
+            ErrorKind::kInternalOverlap);
+  Tensor y = must(arange(ctx, Ints{4}, DType::kF32));
+  ASSERT_EQ(kind(mul_out(ctx, y, y, Scalar::integer(2))), ErrorKind::kNone);  // into itself
+  EXPECT_EQ(values(y), (D{0, 2, 4, 6}));
 }
 
 TEST_F(OpsTest, ResizeWithSameSizesKeepsStridesAndVersion) {

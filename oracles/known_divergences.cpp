@@ -57,11 +57,12 @@ const std::vector<KnownDivergence>& known_divergences() {
        "into meta self are OK and just ignored'): no broadcast shape check, no internal or "
        "partial overlap check; SEMANTICS F9 says meta kernels make every check eager makes",
        "[meta]"},
-      {"resize-nonresizable-not-atomic-1.13", "1.13", "resize_,add_out", "rank,sizes,strides",
+      {"resize-nonresizable-not-atomic-1.13", "1.13", "resize_,add_out,mul_out",
+       "rank,sizes,strides",
        "LibTorch 1.13's resize_ sets the new sizes and strides before it tries to grow a "
        "non-resizable storage, so the failed call leaves the tensor half-changed (also add_out's "
-       "resize of an out of other sizes, which calls resize_); the reference keeps the strong "
-       "guarantee of SEMANTICS S10"},
+       "and mul_out's resize of an out of other sizes, which calls resize_); the reference keeps "
+       "the strong guarantee of SEMANTICS S10"},
       {"to-meta-sparse-coo-empty-1.13", "1.13", "to_meta", "sparse_dim,dense_dim,nnz,coalesced",
        "LibTorch 1.13's to(kMeta) of a sparse COO tensor gives a new empty one of the same sizes "
        "and dtype: nnz 0, sparse_dim = rank, dense_dim 0, coalesced (a hybrid or uncoalesced "

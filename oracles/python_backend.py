@@ -150,8 +150,9 @@ def sc_overlapping(t):  # two indices may reach one element
 # 3) an input that needs more bytes than its storage holds, except for ops
 #    that read no data (views other than reshape and flatten, conversions, drop,
 #    storage resizes);
-# 4) add_, mul_, copy_ or add_out into an overlapping tensor, or copy_ or
-#    add_out within one storage (add_out of a tensor into itself runs);
+# 4) add_, mul_, copy_, add_out or mul_out into an overlapping tensor, or
+#    copy_, add_out or mul_out within one storage (add_out or mul_out of a
+#    tensor into itself runs);
 # 5) negative sizes, and negative result indices of split, chunk and unbind
 #    (checked in C++: negative_sizes() in python_backend.cpp);
 # 6) to_dense, or coalesce of an uncoalesced tensor, when a part is
@@ -316,13 +317,17 @@ SC_COMPRESSED_INDEX_BYTES = {
 }
 
 
+# torch.add / torch.mul with out= (Note [out=] in impl/ops.cpp).
+SC_SCALAR_OUT = ("add_out", "mul_out")
+
+
 def sc_estimate(op, ts, alloc, out_itemsize):
     """Bytes a step may allocate (case 1): the arguments' estimate, a fresh copy of
-    the input, or add_out's out resized to the input's numel at out's offset."""
+    the input, or add_out's (mul_out's) out resized to the input's numel at out's offset."""
     est = alloc
     if op in SC_RESHAPING and ts:
         est = max(est, ts[0].numel() * (out_itemsize or ts[0].element_size()))
-    if op == "add_out" and len(ts) == 2 and ts[0].layout == torch.strided:
+    if op in SC_SCALAR_OUT and len(ts) == 2 and ts[0].layout == torch.strided:
         est = max(est, (ts[1].numel() + ts[0].storage_offset()) * ts[0].element_size())
     return est
 
@@ -389,7 +394,7 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
                 "MetaConverter converts onto the base's storage (F2)")
     # Case 4 on meta inputs too: the reference and the LibTorch backend refuse
     # an overlapping in-place write whatever the device.
-    if op in ("add_", "mul_", "copy_", "add_out") and ts and ts[0].layout == torch.strided \
+    if op in ("add_", "mul_", "copy_") + SC_SCALAR_OUT and ts and ts[0].layout == torch.strided \
             and sc_overlapping(ts[0]):
         return "case 4: an in-place write into a tensor whose elements overlap"
     if any(sc_is_meta(t) for t in ts):
@@ -421,8 +426,8 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
         return "case 1: an allocation at or past storcheck's resource limits (program/limits.h)"
     if op in ("unsqueeze", "unsqueeze_", "unfold", "unflatten") and ts[0].dim() + 8 > SC_MAX_DIMS:
         return "case 2: a result rank that could pass kMaxDims"
-    if op in ("copy_", "add_out") and storage(ts[0])._cdata == storage(ts[1])._cdata \
-            and not (op == "add_out" and ts[0] is ts[1]):
+    if op in ("copy_",) + SC_SCALAR_OUT and storage(ts[0])._cdata == storage(ts[1])._cdata \
+            and not (op in SC_SCALAR_OUT and ts[0] is ts[1]):
         return f"case 4: {op} within one storage"
     return None
 

@@ -498,6 +498,7 @@ class ReferenceBackend final : public Backend {
       case OpId::kZero_: return none(fill_(ctx_, var(0), Scalar::integer(0), "zero_"));
       case OpId::kCopy_: return none(copy_(var(0), var(1)));
       case OpId::kAddOut: return none(add_out(ctx_, var(0), var(1), scalar(2)));
+      case OpId::kMulOut: return none(mul_out(ctx_, var(0), var(1), scalar(2)));
       case OpId::kTranspose_: return none(transpose_(var(0), a[1].i, a[2].i));
       case OpId::kT_: return none(t_(var(0)));
       case OpId::kUnsqueeze_: return none(unsqueeze_(var(0), a[1].i));

@@ -1005,7 +1005,7 @@ class TorchBackend final : public Backend {
   Error run_resize(const Step& s);
   Error run_set(const Step& s);
   Error run_copy(const Step& s);
-  Error run_add_out(const Step& s);
+  Error run_scalar_out(const Step& s);  ///< add_out, mul_out
   Error run_out_of_place(const Step& s);
   Error run_clone_path(const Step& s);
   Error run_to_device(const Step& s);
@@ -1402,7 +1402,8 @@ namespace {
 /// The scalar as Python's torch.add(x, s, out=o) passes it: a wrapped-number
 /// tensor, so that add.out (the structured TensorIterator kernel) runs. C++'s
 /// at::add_out(out, x, Scalar) is add.Scalar_out, which computes add(x, s)
-/// and copies it into a contiguously resized out: other strides.
+/// and copies it into a contiguously resized out: other strides. The same
+/// holds for torch.mul and at::mul_out.
 at::Tensor wrapped_number(const at::Scalar& s) {
   at::Tensor t = c10::scalar_to_tensor(s);
   t.unsafeGetTensorImpl()->set_wrapped_number(true);
@@ -1415,15 +1416,16 @@ at::Tensor wrapped_number(const at::Scalar& s) {
 // resized out's new geometry over the input's bytes), the allocation limit
 // when LibTorch will grow out's storage (only a step it does not reject),
 // and the grown bytes the kernel does not write defined as zero (R6).
-Error TorchBackend::run_add_out(const Step& s) {
+Error TorchBackend::run_scalar_out(const Step& s) {
   at::Tensor& out = var(s, 0);
   const at::Tensor& x = var(s, 1);
   const at::Scalar sc = to_torch_scalar(s.args[2].scalar);
-  constexpr std::string_view op = "add_out";
+  const std::string_view op = s.info().name;
   if (fake_[s.args[0].var] != fake_[s.args[1].var])  // FakeTensorMode's rule
     return error(ErrorKind::kDeviceMismatch,
-                 "add_out: FakeTensorMode: a fake tensor mixed with a non-fake one; convert all "
-                 "tensors to fake tensors first");
+                 std::string(op) +
+                     ": FakeTensorMode: a fake tensor mixed with a non-fake one; convert all "
+                     "tensors to fake tensors first");
   const bool resize = out.sizes() != x.sizes();
   const bool same_tensor = out.unsafeGetTensorImpl() == x.unsafeGetTensorImpl();
   const bool same_storage =
@@ -1447,7 +1449,8 @@ Error TorchBackend::run_add_out(const Step& s) {
         hazard = elements_intersect(gn, gx) && !same_layout(gn, gx);
       if (hazard)
         return error(ErrorKind::kUndefinedBehavior,
-                     "add_out: not executed: undefined: out (sizes " + list_str(out.sizes()) +
+                     std::string(op) + ": not executed: undefined: out (sizes " +
+                         list_str(out.sizes()) +
                          ", strides " + list_str(out.strides()) + ", offset " +
                          std::to_string(out.storage_offset()) +
                          ") and the input share elements in a way LibTorch does not detect");
@@ -1466,14 +1469,18 @@ Error TorchBackend::run_add_out(const Step& s) {
     if (__builtin_add_overflow(x.numel(), out.storage_offset(), &extent) ||
         __builtin_mul_overflow(extent, static_cast<int64_t>(out.element_size()), &bytes))
       return error(ErrorKind::kStorageSizeOverflow,
-                   "add_out: storage size for sizes " + list_str(x.sizes()) + " at offset " +
+                   std::string(op) + ": storage size for sizes " + list_str(x.sizes()) +
+                       " at offset " +
                        std::to_string(out.storage_offset()) + " overflows int64 (S9)");
     grows = x.numel() > 0 && bytes > old_nbytes && !out.is_meta();
     if (grows && out.storage().unsafeGetStorageImpl()->resizable()) {
       if (Error e = check_alloc(op, bytes); e.kind != ErrorKind::kNone) return e;
     }
   }
-  at::add_out(out, x, wrapped_number(sc));
+  if (s.op == OpId::kMulOut)
+    at::mul_out(out, x, wrapped_number(sc));
+  else
+    at::add_out(out, x, wrapped_number(sc));
   if (grows) {
     // R6: the grown bytes before out's first element (the kernel writes the rest).
     const int64_t first = out.storage_offset() * static_cast<int64_t>(out.element_size());
@@ -1518,6 +1525,8 @@ std::function<void()> TorchBackend::raw_op(const Step& s) {
       return [=] { v(0).copy_(v(1)); };
     case OpId::kAddOut:
       return [=] { (void)at::add_out(v(0), v(1), wrapped_number(sc(2))); };
+    case OpId::kMulOut:
+      return [=] { (void)at::mul_out(v(0), v(1), wrapped_number(sc(2))); };
     case OpId::kAdd:
       return [=] { (void)v(0).add(sc(1)); };
     case OpId::kMul:
@@ -2160,7 +2169,8 @@ Error TorchBackend::run(const Step& s) {
     }
     case OpId::kCopy_: return run_copy(s);
     case OpId::kAddOut:
-      return run_add_out(s);
+    case OpId::kMulOut:
+      return run_scalar_out(s);
 
     // In-place metadata mutation.
     case OpId::kTranspose_:

@@ -152,7 +152,7 @@ constexpr TorchErrorRule kTorchErrorRules[] = {
     {"the source's dtype differs from self's", ErrorKind::kInvalidArgument},
     // set_(): checkSetStorage, a storage on another device.
     {"This is no longer allowed; the devices must match", ErrorKind::kDeviceMismatch},
-    // add_out (TensorIterator's compute_types): "Expected all tensors to be
+    // add_out, mul_out (TensorIterator's compute_types): "Expected all tensors to be
     // on the same device, but found at least two devices, meta and cpu!".
     {"Expected all tensors to be on the same device", ErrorKind::kDeviceMismatch},
     // ... and a 0-dim CPU input beside the wrapped scalar on a non-CPU out:

@@ -68,6 +68,9 @@ const OpInfo& op_info(OpId op);
 const std::array<OpInfo, kNumOps>& op_table();
 /// Looks an op up by its name; false when unknown.
 bool find_op(std::string_view name, OpId* out);
+/// torch.add / torch.mul with out= (add_out, mul_out): Note [out=] in
+/// impl/ops.cpp; out (args[0]) may be resized to the input's sizes.
+inline bool is_scalar_out(OpId op) { return op == OpId::kAddOut || op == OpId::kMulOut; }
 
 /// The dtypes of the language, in the order of their tokens.
 enum class DTypeArg : uint8_t { kF32, kF64, kI32, kI64, kU8, kBool };
