@@ -325,7 +325,10 @@ void replace_negative_strides(Geometry& g) {
 /// contiguous unless the input's strides ask for a permuted layout. `in`
 /// is the operand as the iterator sees it (its strides and itemsize order
 /// the dims), `out` has the output's sizes and itemsize. Writes out.strides.
-void iterator_output_strides(const Geometry& in, Geometry& out) {
+/// A fresh output's negative (wrapped) strides are replaced as
+/// set_sizes_and_strides does; `replace_negative` false keeps them (an out=
+/// tensor's restride, Note [out=] 7, raises on them).
+void iterator_output_strides(const Geometry& in, Geometry& out, bool replace_negative = true) {
   int n = in.rank;
   std::array<int, kGeometryMaxDims> perm{};
   // stride_bytes as TensorIterator computes them (wrapping, like LibTorch).
@@ -345,7 +348,7 @@ void iterator_output_strides(const Geometry& in, Geometry& out) {
     out.strides[perm[k]] = next / out.itemsize;
     next = wrap_mul(next, in.sizes[perm[k]]);
   }
-  replace_negative_strides(out);
+  if (replace_negative) replace_negative_strides(out);
 }
 
 
@@ -1320,7 +1323,10 @@ Status copy_(const Tensor& dst, const Tensor& src) {
 //    1.13 sets the sizes first, known divergence
 //    resize-nonresizable-not-atomic-1.13), then o takes the iterator's
 //    strides (add's, with the element size of the type the kernel writes:
-//    the result type on the CPU, o's own elsewhere), no version bump.
+//    the result type on the CPU, o's own elsewhere) through as_strided_,
+//    which raises on a negative (wrapped) one (invalid_argument; LibTorch
+//    1.13 after the resize, known divergence out-restride-not-atomic-1.13),
+//    no version bump.
 // 8) The elements, computed in the result type and cast to o's dtype; one
 //    version bump.
 namespace {
@@ -1405,6 +1411,16 @@ Status scalar_out(Context& ctx, const Tensor& out, const Tensor& x, const Scalar
   if (device_of(*x) != common) return mismatch();
   if (resize) {  // 7)
     const Geometry g = resized_out_geometry(x->geom, x->dtype, r, cpu, out->geom);
+    // The restride is as_strided_, which raises on a negative (wrapped)
+    // stride: only a 0-element x of huge sizes gives one, and resize_ of 0
+    // elements cannot fail, so raising before it keeps S10's guarantee
+    // where LibTorch 1.13 leaves out resized (known divergence
+    // out-restride-not-atomic-1.13; found by views_fuzzer).
+    for (int d = 0; d < g.rank; ++d)
+      if (g.strides[d] < 0)
+        return err(ErrorKind::kInvalidArgument,
+                   "as_strided: Negative strides are not supported at the moment, got strides: " +
+                       format_strides(g));
     Status st = resize_(ctx, out, IntSpan(g.sizes.data(), g.rank));
     if (!st.ok()) return st;
     out->geom = g;
@@ -1623,7 +1639,7 @@ Geometry resized_out_geometry(const Geometry& x, DType x_dtype, DType result, bo
   }
   Geometry g = x;
   g.itemsize = cpu ? itemsize(result) : out.itemsize;
-  iterator_output_strides(in, g);
+  iterator_output_strides(in, g, /*replace_negative=*/false);
   g.offset = out.offset;
   g.itemsize = out.itemsize;
   return g;

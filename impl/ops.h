@@ -85,7 +85,8 @@ Status mul_out(Context& ctx, const Tensor& out, const Tensor& x, const Scalar& s
 /// Note [out=] 7: the geometry an out of geometry `out` takes when the
 /// input's sizes differ: the input's sizes, TensorIterator's strides for
 /// the input `x` (converted to `result` first when `cpu`: a real CPU
-/// input), out's offset and item size.
+/// input), out's offset and item size. Its strides may be negative (wrapped,
+/// for a 0-element input of huge sizes): the restride then raises.
 Geometry resized_out_geometry(const Geometry& x, DType x_dtype, DType result, bool cpu,
                               const Geometry& out);
 

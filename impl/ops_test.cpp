@@ -1002,6 +1002,25 @@ TEST_F(OpsTest, AddOutChecksDevicesOperandByOperand) {
   EXPECT_EQ(sizes(mf), (I{3}));
 }
 
+TEST_F(OpsTest, AddOutRaisesOnANegativeRestrideBeforeResizingS10) {
+  // PyTorch 1.13: torch.add(t5, 1, out=t0) with t5 0-element of huge sizes
+  // raises "as_strided: Negative strides ..." after resizing t0
+  // (out-restride-not-atomic-1.13); the reference raises before.
+  Tensor o = must(ones(ctx, Ints{2, 0, 3}, DType::kF64));
+  Tensor d = must(diagonal(o, 0, 0, 2));
+  Tensor u = must(unflatten(d, 0, Ints{4, 4, 0, 1, INT64_MAX, 2, 2, 1}));
+  Tensor x =
+      must(mul(ctx, must(to(ctx, must(contiguous(ctx, u)), DType::kI32)), Scalar::integer(1)));
+  ASSERT_EQ(strides(x), (I{1, 0, 4, 0, 0, 0, 0, 0, 0}));
+  Status st = add_out(ctx, o, x, Scalar::integer(1));
+  ASSERT_EQ(kind(st), ErrorKind::kInvalidArgument);
+  EXPECT_NE(st.error().message.find("got strides: [-8, -32, -128, -8, 8, 4, 2, 2, 1]"),
+            std::string::npos)
+      << st.error().message;
+  EXPECT_EQ(sizes(o), (I{2, 0, 3}));  // unchanged (S10)
+  EXPECT_EQ(strides(o), (I{3, 3, 1}));
+}
+
 // mul_out o x s: torch.mul(x, s, out=o), add_out's steps (Note [out=]); each
 // case checked in PyTorch 1.13.
 TEST_F(OpsTest, MulOutResizesToTheInputsLayoutAndMultiplies) {

@@ -63,6 +63,12 @@ const std::vector<KnownDivergence>& known_divergences() {
        "non-resizable storage, so the failed call leaves the tensor half-changed (also add_out's "
        "and mul_out's resize of an out of other sizes, which calls resize_); the reference keeps "
        "the strong guarantee of SEMANTICS S10"},
+      {"out-restride-not-atomic-1.13", "1.13", "add_out,mul_out", "rank,sizes,strides",
+       "LibTorch 1.13's structured out= kernels resize out (resize_) and then restride it "
+       "(as_strided_), which raises on a negative stride: for a 0-element input of huge sizes "
+       "the iterator's strides wrap negative, so the failed call leaves out resized to the "
+       "input's sizes with resize_'s strides; the reference raises the same error before the "
+       "resize (SEMANTICS S10's strong guarantee)"},
       {"to-meta-sparse-coo-empty-1.13", "1.13", "to_meta", "sparse_dim,dense_dim,nnz,coalesced",
        "LibTorch 1.13's to(kMeta) of a sparse COO tensor gives a new empty one of the same sizes "
        "and dtype: nnz 0, sparse_dim = rank, dense_dim 0, coalesced (a hybrid or uncoalesced "
