@@ -199,6 +199,15 @@ TEST(GeometryHasOverlap, InterleavedStridesThatNeverCollideDoNotOverlap) {
   EXPECT_FALSE(Geometry::of({3, 2}, {2, 3}, 0, 4).has_overlap());
 }
 
+TEST(GeometryHasOverlap, ExactPastFourMillionElementsWhenTheSpanIsSmall) {
+  // 3i + 2j for i<2, j<M (M = 2^22 + 8): odd and even offsets, all distinct,
+  // the strides not separated; 2M elements, past the 2^22 that enumeration
+  // takes (which answered "overlaps"). The span (2M + 2) fits the bitset.
+  const int64_t m = (int64_t{1} << 22) + 8;
+  EXPECT_FALSE(Geometry::of({2, m}, {3, 2}, 0, 4).has_overlap());
+  EXPECT_TRUE(Geometry::of({2, m}, {4, 2}, 0, 4).has_overlap());  // 4 + 2j = 2(j + 2)
+}
+
 TEST(GeometryHasOverlap, DenseAndGappyLayoutsDoNotOverlap) {
   EXPECT_FALSE(Geometry::of({3, 4}, {4, 1}, 0, 4).has_overlap());
   EXPECT_FALSE(Geometry::of({2, 2}, {3, 1}, 0, 4).has_overlap());
