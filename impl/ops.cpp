@@ -327,8 +327,10 @@ void replace_negative_strides(Geometry& g) {
 /// the dims), `out` has the output's sizes and itemsize. Writes out.strides.
 /// A fresh output's negative (wrapped) strides are replaced as
 /// set_sizes_and_strides does; `replace_negative` false keeps them (an out=
-/// tensor's restride, Note [out=] 7, raises on them).
-void iterator_output_strides(const Geometry& in, Geometry& out, bool replace_negative = true) {
+/// tensor's restride, Note [out=] 7, raises on them). Returns whether the
+/// layout is permuted: TensorIterator restrides its output only then (for
+/// the identity order it asks for a contiguous one, without strides).
+bool iterator_output_strides(const Geometry& in, Geometry& out, bool replace_negative = true) {
   int n = in.rank;
   std::array<int, kGeometryMaxDims> perm{};
   // stride_bytes as TensorIterator computes them (wrapping, like LibTorch).
@@ -337,7 +339,7 @@ void iterator_output_strides(const Geometry& in, Geometry& out, bool replace_neg
   for (int k = 0; k < n; ++k) identity &= perm[k] == n - 1 - k;
   if (identity) {
     contiguous_strides(n, in.sizes.data(), out.strides.data());
-    return;
+    return false;
   }
   // compatible_stride works in bytes and divides by the itemsize after: a
   // 0-element output's wrapped product differs from the element-unit one,
@@ -349,6 +351,7 @@ void iterator_output_strides(const Geometry& in, Geometry& out, bool replace_neg
     next = wrap_mul(next, in.sizes[perm[k]]);
   }
   if (replace_negative) replace_negative_strides(out);
+  return true;
 }
 
 
@@ -1323,10 +1326,10 @@ Status copy_(const Tensor& dst, const Tensor& src) {
 //    1.13 sets the sizes first, known divergence
 //    resize-nonresizable-not-atomic-1.13), then o takes the iterator's
 //    strides (add's, with the element size of the type the kernel writes:
-//    the result type on the CPU, o's own elsewhere) through as_strided_,
-//    which raises on a negative (wrapped) one (invalid_argument; LibTorch
-//    1.13 after the resize, known divergence out-restride-not-atomic-1.13),
-//    no version bump.
+//    the result type on the CPU, o's own elsewhere) through as_strided_
+//    when they are permuted, which raises on a negative (wrapped) one
+//    (invalid_argument; LibTorch 1.13 after the resize, known divergence
+//    out-restride-not-atomic-1.13), no version bump.
 // 8) The elements, computed in the result type and cast to o's dtype; one
 //    version bump.
 namespace {
@@ -1410,13 +1413,16 @@ Status scalar_out(Context& ctx, const Tensor& out, const Tensor& x, const Scalar
                                           std::string(dtype_scalar_type_name(out->dtype)));
   if (device_of(*x) != common) return mismatch();
   if (resize) {  // 7)
-    const Geometry g = resized_out_geometry(x->geom, x->dtype, r, cpu, out->geom);
-    // The restride is as_strided_, which raises on a negative (wrapped)
-    // stride: only a 0-element x of huge sizes gives one, and resize_ of 0
-    // elements cannot fail, so raising before it keeps S10's guarantee
-    // where LibTorch 1.13 leaves out resized (known divergence
-    // out-restride-not-atomic-1.13; found by views_fuzzer).
-    for (int d = 0; d < g.rank; ++d)
+    bool restrided = false;
+    const Geometry g = resized_out_geometry(x->geom, x->dtype, r, cpu, out->geom, &restrided);
+    // A permuted layout's restride is as_strided_, which raises on a
+    // negative (wrapped) stride: only a 0-element x of huge sizes gives
+    // one, and resize_ of 0 elements cannot fail, so raising before it
+    // keeps S10's guarantee where LibTorch 1.13 leaves out resized (known
+    // divergence out-restride-not-atomic-1.13; found by views_fuzzer). The
+    // identity order keeps resize_'s strides, wrapped or not (found by
+    // cow_fuzzer).
+    for (int d = 0; d < g.rank && restrided; ++d)
       if (g.strides[d] < 0)
         return err(ErrorKind::kInvalidArgument,
                    "as_strided: Negative strides are not supported at the moment, got strides: " +
@@ -1631,7 +1637,7 @@ Result<Tensor> add(Context& ctx, const Tensor& t, const Scalar& s) {
 }
 
 Geometry resized_out_geometry(const Geometry& x, DType x_dtype, DType result, bool cpu,
-                              const Geometry& out) {
+                              const Geometry& out, bool* restrided) {
   Geometry in = x;
   if (cpu && result != x_dtype) {  // TensorIterator converts the input first (scalar_outplace)
     if (!in.is_non_overlapping_and_dense()) infer_dense_strides(x, in.strides.data());
@@ -1639,7 +1645,8 @@ Geometry resized_out_geometry(const Geometry& x, DType x_dtype, DType result, bo
   }
   Geometry g = x;
   g.itemsize = cpu ? itemsize(result) : out.itemsize;
-  iterator_output_strides(in, g, /*replace_negative=*/false);
+  const bool permuted = iterator_output_strides(in, g, /*replace_negative=*/false);
+  if (restrided) *restrided = permuted;
   g.offset = out.offset;
   g.itemsize = out.itemsize;
   return g;

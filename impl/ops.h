@@ -86,9 +86,10 @@ Status mul_out(Context& ctx, const Tensor& out, const Tensor& x, const Scalar& s
 /// input's sizes differ: the input's sizes, TensorIterator's strides for
 /// the input `x` (converted to `result` first when `cpu`: a real CPU
 /// input), out's offset and item size. Its strides may be negative (wrapped,
-/// for a 0-element input of huge sizes): the restride then raises.
+/// for a 0-element input of huge sizes): the restride then raises, which
+/// it does only where `*restrided` (if given) says the layout is permuted.
 Geometry resized_out_geometry(const Geometry& x, DType x_dtype, DType result, bool cpu,
-                              const Geometry& out);
+                              const Geometry& out, bool* restrided = nullptr);
 
 // --- In-place metadata mutation (inplace_view) ---------------------------------
 Status transpose_(const Tensor& t, int64_t dim0, int64_t dim1);

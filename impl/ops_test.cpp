@@ -1019,6 +1019,13 @@ TEST_F(OpsTest, AddOutRaisesOnANegativeRestrideBeforeResizingS10) {
       << st.error().message;
   EXPECT_EQ(sizes(o), (I{2, 0, 3}));  // unchanged (S10)
   EXPECT_EQ(strides(o), (I{3, 3, 1}));
+  // The identity order is not restrided: resize_'s wrapped strides stay
+  // (torch.add(torch.zeros(0,3,2**62,dtype=torch.int64).clone(), -1, out=o)).
+  const int64_t big = int64_t{1} << 62;
+  Tensor c = must(clone(ctx, must(zeros(ctx, Ints{0, 3, big}, DType::kI64))));
+  Tensor o2 = must(zeros(ctx, Ints{4}, DType::kF32));
+  ASSERT_EQ(kind(add_out(ctx, o2, c, Scalar::integer(-1))), ErrorKind::kNone);
+  EXPECT_EQ(strides(o2), (I{-big, big, 1}));
 }
 
 // mul_out o x s: torch.mul(x, s, out=o), add_out's steps (Note [out=]); each
