@@ -29,7 +29,10 @@ if [[ ${runner[-1]} == *.py ]]; then
     echo "emit_check: storcheck emit failed"; exit 1; }
 fi
 
-output=$("${runner[@]}" 2>&1)
+# glibc fills fresh allocations with a non-zero byte, so a reproducer that
+# reads bytes LibTorch leaves undefined (R6 defines them as zero) fails every
+# time instead of when the allocator hands out dirty memory.
+output=$(MALLOC_PERTURB_=165 "${runner[@]}" 2>&1)
 rc=$?
 printf '%s\n' "$output" | tail -n 20
 

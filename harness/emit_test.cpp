@@ -202,7 +202,11 @@ for path in sys.argv[1:]:
         print(path + ".sc:", type(e).__name__, str(e)[:300])
 print("failed:", bad)
 )PY";
-  std::string cmd = python + " " + driver;
+  // glibc fills fresh allocations with a non-zero byte: a reproducer that
+  // reads bytes PyTorch leaves undefined (R6 says zero) fails every time,
+  // not only when the allocator happens to hand out dirty memory (found in
+  // CI: torch.mul(x, s, out=o) growing an emptied out).
+  std::string cmd = "MALLOC_PERTURB_=165 " + python + " " + driver;
   for (const std::string& s : scripts) cmd += " " + s;
   cmd += " > " + dir.path() + "/out.txt 2>&1";
   int rc = std::system(cmd.c_str());

@@ -200,6 +200,16 @@ const Helper kPythonHelpers[] = {
     t.set_(src)
     zero_bytes(t, old)
 )PY"},
+    {"scalar_out(",
+     R"PY(def scalar_out(op, out, x, s):  # op(x, s, out=out): torch.add or torch.mul with out=
+    # A resized out's grown bytes before its first element, which the kernel
+    # does not write, are zero (R6).
+    old = storage(out).nbytes()
+    op(x, s, out=out)
+    first = min(out.storage_offset() * out.element_size(), storage(out).nbytes())
+    if first > old and storage(out).device.type != "meta":
+        torch.tensor([], dtype=torch.uint8).set_(storage(out))[old:first].zero_()
+)PY"},
     {"resize_storage(",
      R"PY(def resize_storage(t, nbytes):  # untyped_storage().resize_(); grown bytes are zero (R6)
     old = storage(t).nbytes()
