@@ -48,12 +48,12 @@ const std::vector<KnownDivergence>& known_divergences() {
        "kernels make every check eager makes, and the reference does",
        "[meta]"},
       {"meta-as-strided-overflow-unchecked-1.13", "1.13",
-       "as_strided,as_strided_,squeeze,unsqueeze,permute,movedim", "error",
+       "as_strided,as_strided_,squeeze,unsqueeze,permute,movedim,expand", "error",
        "LibTorch 1.13's as_strided on the meta device skips eager's storage size overflow check "
        "(S9): strides whose extent overflows int64 build a meta tensor where eager raises; "
-       "squeeze, unsqueeze and permute (movedim) are as_strided in 1.13, so a view of a meta "
-       "tensor whose extent overflows passes too; SEMANTICS F9 says meta kernels make every "
-       "check eager makes",
+       "squeeze, unsqueeze, permute (movedim) and expand are as_strided in 1.13, so a view of a "
+       "meta tensor whose extent overflows passes too; SEMANTICS F9 says meta kernels make "
+       "every check eager makes",
        "[meta]"},
       {"meta-copy-unchecked-1.13", "1.13", "copy_", "error",
        "LibTorch 1.13's copy_ into a meta tensor returns before any check (copy_impl: 'Copies "
