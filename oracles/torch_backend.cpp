@@ -1450,9 +1450,8 @@ Error TorchBackend::run_scalar_out(const Step& s) {
       if (hazard)
         return error(ErrorKind::kUndefinedBehavior,
                      std::string(op) + ": not executed: undefined: out (sizes " +
-                         list_str(out.sizes()) +
-                         ", strides " + list_str(out.strides()) + ", offset " +
-                         std::to_string(out.storage_offset()) +
+                         list_str(out.sizes()) + ", strides " + list_str(out.strides()) +
+                         ", offset " + std::to_string(out.storage_offset()) +
                          ") and the input share elements in a way LibTorch does not detect");
     }
   }
@@ -1470,8 +1469,8 @@ Error TorchBackend::run_scalar_out(const Step& s) {
         __builtin_mul_overflow(extent, static_cast<int64_t>(out.element_size()), &bytes))
       return error(ErrorKind::kStorageSizeOverflow,
                    std::string(op) + ": storage size for sizes " + list_str(x.sizes()) +
-                       " at offset " +
-                       std::to_string(out.storage_offset()) + " overflows int64 (S9)");
+                       " at offset " + std::to_string(out.storage_offset()) +
+                       " overflows int64 (S9)");
     grows = x.numel() > 0 && bytes > old_nbytes && !out.is_meta();
     if (grows && out.storage().unsafeGetStorageImpl()->resizable()) {
       if (Error e = check_alloc(op, bytes); e.kind != ErrorKind::kNone) return e;
