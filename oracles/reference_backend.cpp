@@ -91,10 +91,20 @@ class ReferenceBackend final : public Backend {
     // LeakSanitizer when its mallocs and frees differ (Judge::judge).
     dense_cache_.reset(vars_.size());
     key_ = ValuesKey();
-    copies_at_begin_ = cow_copies();
+    copies_ = 0;
   }
 
+  /// cow_copies() counts every materialization on this thread; two
+  /// reference backends of one Runner (the bench's planted backend wraps
+  /// one) each count only the copies of their own steps.
   Error run_step(const Step& s) override {
+    const int64_t before = cow_copies();
+    Error e = run_counted(s);
+    copies_ += cow_copies() - before;
+    return e;
+  }
+
+  Error run_counted(const Step& s) {
     if (fault_active(Fault::kHangInZero) && s.op == OpId::kZero_)
       std::this_thread::sleep_for(std::chrono::hours(1));
     if (fault_active(Fault::kCrashInFill) && s.op == OpId::kFill_) std::raise(SIGSEGV);
@@ -159,7 +169,7 @@ class ReferenceBackend final : public Backend {
 
   void observe(Observation* obs, const ObserveScope& scope = {}) override {
     obs->vars.resize(vars_.size());
-    obs->cow_copies = cow_copies() - copies_at_begin_;
+    obs->cow_copies = copies_;
     obs->memo_known = true;
     obs->fake_memo = fake_conv_.stats();
     obs->meta_memo = meta_conv_.stats();
@@ -567,7 +577,8 @@ class ReferenceBackend final : public Backend {
   std::vector<std::weak_ptr<Storage>> restored_;  ///< for reshrink
   MetaConverter fake_conv_{true}, meta_conv_{false};  ///< `fake` and `meta` steps (F2, F3)
   std::vector<const uint8_t*> last_data_;  ///< data pointers at the last observe
-  int64_t copies_at_begin_ = 0;
+  /// Materializations that copied in this backend's steps since begin (C4).
+  int64_t copies_ = 0;
   bool eager_clone_;
   DeviceType home_;  ///< where factories put their tensors (issue 11)
   Context ctx_;

@@ -53,6 +53,26 @@ TEST(Runner, IdenticalBackendsDoNotDiverge) {
   EXPECT_EQ(rep.steps_run, 3);
 }
 
+// cow_copies (C4) counts the copies of this backend's own steps: two
+// reference backends in lock step on one thread (the bench's planted
+// backend wraps one) each see 1 after the copy_ into the lazy clone. Both
+// read one thread-wide counter before, and differed (1 vs 2; found by
+// Bench.PlantedFailuresShrinkToAtMostFiveSteps when view_dtype joined the
+// language and the generator drew this program).
+TEST(Runner, TwoReferenceBackendsCountOnlyTheirOwnCowCopies) {
+  auto a = make_reference_backend();
+  auto b = make_reference_backend();
+  Runner r({a.get(), b.get()}, Limits{});
+  Program p = parse_ok(
+      "t0 = arange [] f32\nt1 = sum t0\nt2 = lazy_clone t1\nt3 = arange [] f32\n"
+      "copy_ t2 t3\n");
+  RunReport rep = r.run(p, /*keep_trace=*/true);
+  EXPECT_FALSE(rep.diverged) << rep.divergence.to_string(p);
+  ASSERT_EQ(rep.last.size(), 2u);
+  EXPECT_EQ(rep.last[0].cow_copies, 1);
+  EXPECT_EQ(rep.last[1].cow_copies, 1);
+}
+
 TEST(Runner, NamesFirstDifferingStepVariableAndField) {
   auto a = make_reference_backend();
   SkewedBackend b(2);
