@@ -122,6 +122,9 @@ int64_t itemsize(DTypeArg d) {
 }
 
 bool is_float(DTypeArg d) { return d == DTypeArg::kF32 || d == DTypeArg::kF64; }
+bool is_integral(DTypeArg d) {
+  return d == DTypeArg::kI32 || d == DTypeArg::kI64 || d == DTypeArg::kU8;
+}
 
 void push(IntList& l, int64_t x) { l.v[l.n++] = x; }
 
@@ -173,6 +176,39 @@ int64_t extent_bytes(const ModelTensor& t) {
 
 /// S5/S8: a storage of `bytes` holds every element of t (always, when t is empty).
 bool covers(const ModelTensor& t, int64_t bytes) { return extent_bytes(t) <= bytes; }
+
+/// Note [view_dtype] (impl/ops.cpp): whether in.view(d) succeeds and, when
+/// `out` is given, its model (in's, with d's item size).
+bool view_dtype_model(const ModelTensor& in, DTypeArg d, ModelTensor* out) {
+  const int64_t from = itemsize(in.dtype), to = itemsize(d);
+  const int r = in.sizes.size();
+  ModelTensor m = in;
+  m.dtype = d;
+  if (from != to) {
+    if (r == 0 || in.strides[r - 1] != 1) return false;
+    int64_t x = 0;
+    if (from > to) {
+      const int64_t ratio = from / to;
+      for (int k = 0; k < r; ++k)
+        if (__builtin_mul_overflow(k + 1 < r ? in.strides[k] : in.sizes[k], ratio, &x))
+          return false;  // S8: kUndefinedBehavior
+      if (__builtin_mul_overflow(in.offset, ratio, &x)) return false;
+      for (int k = 0; k + 1 < r; ++k) m.strides.v[k] = in.strides[k] * ratio;
+      m.sizes.v[r - 1] = in.sizes[r - 1] * ratio;
+      m.offset = in.offset * ratio;
+    } else {
+      const int64_t ratio = to / from;
+      if (in.sizes[r - 1] % ratio != 0 || in.offset % ratio != 0) return false;
+      for (int k = 0; k + 1 < r; ++k)
+        if (in.strides[k] % ratio != 0) return false;
+      for (int k = 0; k + 1 < r; ++k) m.strides.v[k] = in.strides[k] / ratio;
+      m.sizes.v[r - 1] = in.sizes[r - 1] / ratio;
+      m.offset = in.offset / ratio;
+    }
+  }
+  if (out) *out = m;
+  return true;
+}
 
 /// Note [set_] (impl/ops.cpp): whether `in`.set_(`src`) grows src's storage
 /// of `bytes`: src has elements and needs more, and src's sizes or strides
@@ -737,6 +773,7 @@ class Builder {
   }
   static bool writable(const ModelTensor& t) { return !has_write_overlap(t); }
   static bool real(const ModelTensor& t) { return !t.meta; }
+  static bool integral(const ModelTensor& t) { return is_integral(t.dtype); }
   static bool meta_only(const ModelTensor& t) { return t.meta; }
   static bool plain_meta(const ModelTensor& t) { return t.meta && !t.fake; }
   static bool not_fake(const ModelTensor& t) { return !t.fake; }
@@ -763,6 +800,7 @@ class Builder {
       case OpId::kFill_: *valid = writable; *bad = fill_rejects; break;
       case OpId::kZero_: *valid = writable; *bad = overlapping; break;
       case OpId::kCopy_: case OpId::kAddOut: case OpId::kMulOut: *valid = writable; break;
+      case OpId::kViewDtype: *valid = integral; break;
       case OpId::kMeta: case OpId::kFake: *valid = real; *bad = meta_only; break;
       case OpId::kFakeFromMeta: *valid = plain_meta; *bad = real; break;
       case OpId::kToMeta: *valid = not_fake; *bad = fake_only; break;
@@ -927,7 +965,7 @@ class Builder {
     switch (op_info(op).category) {
       case OpCategory::kView:
         if (op == OpId::kView || op == OpId::kAlias || op == OpId::kDetach ||
-            op == OpId::kUnflatten || unchecked_)
+            op == OpId::kViewDtype || op == OpId::kUnflatten || unchecked_)
           return false;
         if (op == OpId::kReshape || op == OpId::kFlatten) return result == 3 && !cov;
         return !covers(out, st.bytes);
@@ -1646,6 +1684,31 @@ class Builder {
       case OpId::kDetach:
         *invalid = false;
         return true;
+      case OpId::kViewDtype: {
+        // Note [view_dtype] (impl/ops.cpp); the language's dtypes for it are
+        // i32, i64 and u8 (Note [Layout policy] Case 8).
+        static constexpr DTypeArg kInts[] = {DTypeArg::kI32, DTypeArg::kI64, DTypeArg::kU8};
+        const int first = static_cast<int>(pk.below(3));
+        DTypeArg to = kInts[first];
+        if (*invalid && is_integral(in.dtype)) {
+          // A target whose checks fail (0-dim, last stride, divisibility),
+          // else one outside the language.
+          bool found = false;
+          for (int k = 0; k < 3 && !found; ++k)
+            if (!view_dtype_model(in, kInts[(first + k) % 3], nullptr)) {
+              to = kInts[(first + k) % 3];
+              found = true;
+            }
+          if (!found) to = bad == 0 ? DTypeArg::kF32 : bad == 1 ? DTypeArg::kBool : DTypeArg::kF64;
+        } else if (!*invalid) {
+          if (!view_dtype_model(in, to, out)) {  // the same item size always fits
+            to = in.dtype;
+            view_dtype_model(in, to, out);
+          }
+        }
+        s->args[1] = Arg::dtype_arg(to);
+        return true;
+      }
       case OpId::kAdd_:
       case OpId::kMul_:
       case OpId::kFill_: {

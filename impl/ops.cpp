@@ -1168,6 +1168,91 @@ Result<Tensor> alias(const Tensor& t) { return make_view(t, t->geom); }
 
 Result<Tensor> detach(const Tensor& t) { return make_view(t, t->geom); }
 
+// Note [view_dtype]
+// Tensor.view(dtype) reinterprets the bytes of t's storage (PyTorch's
+// view_dtype, the same in 1.13 and 2.x): a new tensor over the same storage
+// sharing t's version counter (S2, S3), but no autograd view (`_is_view()`
+// false, `_base` None: MetaConverter converts it through its storage, F2),
+// and a new tensor even for t's own dtype. Of the same item size it keeps
+// sizes, strides and offset. Otherwise, in LibTorch's order: a 0-dim t
+// raises; a smaller item multiplies the strides but the last (which must be
+// 1), the last size and the offset by the size ratio; a larger one needs the
+// last size, the offset, then (last stride 1 first) every other stride
+// divisible by the ratio, and divides them. No bounds check: the result
+// covers exactly t's bytes. LibTorch multiplies in int64 without a check;
+// view_dtype_arithmetic_overflows (impl/ops.h) is that overflow, refused as
+// S8. storcheck's language takes integral dtypes only (Note [Layout
+// policy], oracles/layout_policy.cpp): float bits are compared with a
+// tolerance, and a byte that is not 0 or 1 read as bool is undefined.
+bool view_dtype_arithmetic_overflows(const Geometry& g, int64_t new_itemsize) {
+  if (g.rank == 0 || g.itemsize <= new_itemsize || g.strides[g.rank - 1] != 1) return false;
+  const int64_t ratio = g.itemsize / new_itemsize;
+  int64_t x = 0;
+  for (int d = 0; d + 1 < g.rank; ++d)
+    if (__builtin_mul_overflow(g.strides[d], ratio, &x)) return true;
+  return __builtin_mul_overflow(g.sizes[g.rank - 1], ratio, &x) ||
+         __builtin_mul_overflow(g.offset, ratio, &x);
+}
+
+std::string view_dtype_arithmetic_message(const Geometry& g, DType from, DType to) {
+  return "view_dtype: not executed: undefined: viewing " +
+         std::string(dtype_scalar_type_name(from)) + " as " +
+         std::string(dtype_scalar_type_name(to)) + ", LibTorch multiplies the strides " +
+         format_strides(g) + ", the last size of " + format_sizes(g) + " and the offset " +
+         to_string(g.offset) + " by " + to_string(g.itemsize / itemsize(to)) +
+         " in int64, which overflows (S8)";
+}
+
+Result<Tensor> view_dtype(const Tensor& t, DType d) {
+  const Geometry& in = t->geom;
+  Geometry g = in;
+  g.itemsize = itemsize(d);
+  const std::string what = " to view " + std::string(dtype_scalar_type_name(t->dtype)) + " as " +
+                           std::string(dtype_scalar_type_name(d)) + " (different element sizes)";
+  if (g.itemsize != in.itemsize) {
+    if (in.rank == 0) return err(ErrorKind::kInvalidArgument, "self.dim() cannot be 0" + what);
+    const int last = in.rank - 1;
+    auto need_stride_1 = [&]() -> Status {
+      if (in.strides[last] == 1) return {};
+      return err(ErrorKind::kInvalidArgument,
+                 "self.stride(-1) must be 1" + what + ", but got " + to_string(in.strides[last]));
+    };
+    if (in.itemsize > g.itemsize) {  // downsizing
+      const int64_t ratio = in.itemsize / g.itemsize;
+      if (Status s = need_stride_1(); !s.ok()) return s.error();
+      if (view_dtype_arithmetic_overflows(in, g.itemsize))
+        return err(ErrorKind::kUndefinedBehavior, view_dtype_arithmetic_message(in, t->dtype, d));
+      for (int k = 0; k < last; ++k) g.strides[k] = in.strides[k] * ratio;
+      g.sizes[last] = in.sizes[last] * ratio;
+      g.offset = in.offset * ratio;
+    } else {  // upsizing
+      const int64_t ratio = g.itemsize / in.itemsize;
+      if (in.sizes[last] % ratio != 0)
+        return err(ErrorKind::kInvalidArgument, "self.size(-1) must be divisible by " +
+                                                    to_string(ratio) + what + ", but got " +
+                                                    to_string(in.sizes[last]));
+      if (in.offset % ratio != 0)
+        return err(ErrorKind::kInvalidArgument, "self.storage_offset() must be divisible by " +
+                                                    to_string(ratio) + what + ", but got " +
+                                                    to_string(in.offset));
+      if (Status s = need_stride_1(); !s.ok()) return s.error();
+      for (int k = 0; k < last; ++k) {
+        if (in.strides[k] % ratio != 0)
+          return err(ErrorKind::kInvalidArgument,
+                     "self.stride(" + to_string(k) + ") must be divisible by " + to_string(ratio) +
+                         what + ", but got " + to_string(in.strides[k]));
+        g.strides[k] = in.strides[k] / ratio;
+      }
+      g.sizes[last] = in.sizes[last] / ratio;
+      g.offset = in.offset / ratio;
+    }
+    g.strides[last] = 1;
+  }
+  Tensor r = make_view(t, g);
+  r->dtype = d;
+  return r;
+}
+
 // --- In-place writes ------------------------------------------------------------
 
 Status add_(const Tensor& t, const Scalar& s) { return scalar_inplace(t, s, BinOp::kAdd, "add_"); }

@@ -66,6 +66,9 @@ Result<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim, int64_t index
 Result<Tensor> unbind(const Tensor& t, int64_t dim, int64_t index);
 Result<Tensor> alias(const Tensor& t);
 Result<Tensor> detach(const Tensor& t);
+/// Tensor.view(dtype): t's bytes as dtype `d` over the same storage and
+/// version counter (Note [view_dtype] in ops.cpp).
+Result<Tensor> view_dtype(const Tensor& t, DType d);
 
 // --- In-place writes (bump the version counter) ------------------------------
 Status add_(const Tensor& t, const Scalar& s);
@@ -246,5 +249,13 @@ std::string split_arithmetic_message(int64_t dim_size, int64_t k, bool by_chunks
 /// arithmetic overflows (slice_arithmetic_overflows' arguments).
 std::string slice_arithmetic_message(std::string_view op, int64_t size, int64_t stride,
                                      int64_t offset, int64_t start, int64_t end, int64_t step);
+/// S8 for view_dtype to a smaller item size (Note [view_dtype] in ops.cpp):
+/// LibTorch multiplies every stride but the last, the last size and the
+/// offset by the size ratio in signed int64 without a check. True when one
+/// of them overflows once its own checks pass (rank >= 1, last stride 1).
+/// Every backend refuses such a step with kUndefinedBehavior.
+bool view_dtype_arithmetic_overflows(const Geometry& g, int64_t new_itemsize);
+/// The kUndefinedBehavior message for such a step (g is the input's).
+std::string view_dtype_arithmetic_message(const Geometry& g, DType from, DType to);
 
 }  // namespace storcheck

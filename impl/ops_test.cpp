@@ -1304,5 +1304,102 @@ TEST_F(OpsTest, DiagonalWrapsANegativeOffsetTimesAHugeStride) {
       << d.error().message;
 }
 
+// Note [view_dtype]: each call below was run in PyTorch 1.13.
+
+// x = torch.arange(8, dtype=torch.int32); y = x.view(torch.int32): `y is x`
+// is False, y._is_view() False, and y.add_(1) makes x._version 1.
+TEST_F(OpsTest, ViewDtypeOfTheSameItemSizeIsANewTensorOverTheSameStorageAndVersion) {
+  Tensor x = must(arange(ctx, Ints{8}, DType::kI32));
+  Tensor y = must(view_dtype(x, DType::kI32));
+  EXPECT_NE(y.get(), x.get());
+  EXPECT_EQ(y->storage, x->storage);
+  EXPECT_EQ(y->version, x->version);
+  EXPECT_EQ(sizes(y), (I{8}));
+  EXPECT_EQ(strides(y), (I{1}));
+  ASSERT_EQ(kind(add_(y, Scalar::integer(1))), ErrorKind::kNone);
+  EXPECT_EQ(*x->version, 1);
+  EXPECT_EQ(values(x), (D{1, 2, 3, 4, 5, 6, 7, 8}));
+}
+
+// torch.arange(8, dtype=torch.int32).view(2, 4)[:, 2:4].view(torch.uint8):
+// sizes [2, 8], strides [16, 1], offset 8, the little-endian bytes of 2, 3, 6, 7.
+// w = torch.zeros(4, dtype=torch.int64); w.view(torch.uint8)[0:1].fill_(255):
+// w is [255, 0, 0, 0] and both versions are 1.
+TEST_F(OpsTest, ViewDtypeToASmallerItemScalesTheLastSizeTheOffsetAndTheOtherStrides) {
+  Tensor x = must(view(must(arange(ctx, Ints{8}, DType::kI32)), Ints{2, 4}));
+  Tensor u = must(view_dtype(must(slice(x, 1, 2, 4, 1)), DType::kU8));
+  EXPECT_EQ(u->dtype, DType::kU8);
+  EXPECT_EQ(u->geom.itemsize, 1);
+  EXPECT_EQ(sizes(u), (I{2, 8}));
+  EXPECT_EQ(strides(u), (I{16, 1}));
+  EXPECT_EQ(offset(u), 8);
+  EXPECT_EQ(values(u), (D{2, 0, 0, 0, 3, 0, 0, 0, 6, 0, 0, 0, 7, 0, 0, 0}));
+  Tensor w = must(zeros(ctx, Ints{4}, DType::kI64));
+  Tensor b = must(slice(must(view_dtype(w, DType::kU8)), 0, 0, 1, 1));
+  ASSERT_EQ(kind(fill_(b, Scalar::integer(255))), ErrorKind::kNone);
+  EXPECT_EQ(values(w), (D{255, 0, 0, 0}));
+  EXPECT_EQ(*w->version, 1);
+}
+
+// torch.arange(8, dtype=torch.int32).view(2, 4).view(torch.int64): sizes [2, 2],
+// strides [2, 1], [[4294967296, 12884901890], [21474836484, 30064771078]];
+// torch.arange(32, dtype=torch.uint8).as_strided([2, 8], [8, 1]).view(torch.int64):
+// sizes [2, 1], strides [1, 1].
+TEST_F(OpsTest, ViewDtypeToALargerItemDividesThem) {
+  Tensor x = must(view(must(arange(ctx, Ints{8}, DType::kI32)), Ints{2, 4}));
+  Tensor l = must(view_dtype(x, DType::kI64));
+  EXPECT_EQ(sizes(l), (I{2, 2}));
+  EXPECT_EQ(strides(l), (I{2, 1}));
+  EXPECT_EQ(values(l), (D{4294967296.0, 12884901890.0, 21474836484.0, 30064771078.0}));
+  Tensor e = must(arange(ctx, Ints{32}, DType::kU8));
+  Tensor k = must(view_dtype(must(as_strided(e, Ints{2, 8}, Ints{8, 1}, 0)), DType::kI64));
+  EXPECT_EQ(sizes(k), (I{2, 1}));
+  EXPECT_EQ(strides(k), (I{1, 1}));
+}
+
+// Each message as PyTorch 1.13 raises it, in its order of checks.
+TEST_F(OpsTest, ViewDtypeChecksInLibTorchsOrderWithItsMessages) {
+  auto message = [](const Result<Tensor>& r) {
+    EXPECT_EQ(kind(r), ErrorKind::kInvalidArgument);
+    return r.ok() ? std::string() : r.error().message;
+  };
+  Tensor s = must(full(ctx, Ints{}, Scalar::integer(3), DType::kI32));
+  EXPECT_EQ(message(view_dtype(s, DType::kU8)),
+            "self.dim() cannot be 0 to view Int as Byte (different element sizes)");
+  EXPECT_EQ(kind(view_dtype(s, DType::kI32)), ErrorKind::kNone);  // same item size
+  Tensor e = must(arange(ctx, Ints{8}, DType::kU8));
+  EXPECT_EQ(message(view_dtype(must(slice(e, 0, 1, 4, 1)), DType::kI32)),
+            "self.size(-1) must be divisible by 4 to view Byte as Int (different element "
+            "sizes), but got 3");
+  EXPECT_EQ(message(view_dtype(must(slice(e, 0, 1, 5, 1)), DType::kI32)),
+            "self.storage_offset() must be divisible by 4 to view Byte as Int (different "
+            "element sizes), but got 1");
+  Tensor f = must(arange(ctx, Ints{32}, DType::kU8));
+  EXPECT_EQ(message(view_dtype(must(as_strided(f, Ints{2, 4}, Ints{6, 1}, 0)), DType::kI32)),
+            "self.stride(0) must be divisible by 4 to view Byte as Int (different element "
+            "sizes), but got 6");
+  EXPECT_EQ(message(view_dtype(must(as_strided(f, Ints{2, 4}, Ints{4, 2}, 4)), DType::kI32)),
+            "self.stride(-1) must be 1 to view Byte as Int (different element sizes), but got 2");
+  Tensor x = must(view(must(arange(ctx, Ints{8}, DType::kI32)), Ints{2, 4}));
+  EXPECT_EQ(message(view_dtype(must(t(x)), DType::kU8)),
+            "self.stride(-1) must be 1 to view Int as Byte (different element sizes), but got 4");
+}
+
+// S8: LibTorch scales the strides, the last size and the offset in int64
+// without a check; a stride of 2^62 (a [1, 1] view addresses one element)
+// or a last size of 2^62 (0 elements) times 8 overflows: refused.
+TEST_F(OpsTest, ViewDtypeRefusesAScalingThatOverflowsS8) {
+  Tensor t = must(arange(ctx, Ints{1}, DType::kI64));
+  Result<Tensor> r = view_dtype(must(as_strided(t, Ints{1, 1}, Ints{kTwo62, 1}, 0)), DType::kU8);
+  ASSERT_EQ(kind(r), ErrorKind::kUndefinedBehavior);
+  EXPECT_NE(r.error().message.find("multiplies the strides [4611686018427387904, 1]"),
+            std::string::npos)
+      << r.error().message;
+  Tensor z = must(as_strided(t, Ints{0, kTwo62}, Ints{1, 1}, 0));
+  EXPECT_EQ(kind(view_dtype(z, DType::kU8)), ErrorKind::kUndefinedBehavior);
+  EXPECT_EQ(kind(view_dtype(z, DType::kI32)), ErrorKind::kUndefinedBehavior);  // 2^62 * 2
+  EXPECT_EQ(kind(view_dtype(z, DType::kI64)), ErrorKind::kNone);
+}
+
 }  // namespace
 }  // namespace storcheck

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "oracles/backend.h"
+
 namespace storcheck {
 
 std::string_view layout_name(Layout l) {
@@ -45,6 +47,11 @@ namespace {
 //      moving meta, fake and sparse tensors between devices is not
 //      modelled), and sparse_coo_tensor takes indices and values on one
 //      device (kDeviceMismatch; LibTorch's message varies by version).
+//   Case 8) view_dtype takes i32, i64 and u8 tensors to i32, i64 or u8 only
+//      (kUnsupportedLayout, the operand policy's one kind): reinterpreted
+//      float bits would be compared exactly where float values have a
+//      tolerance (a sum's order), and a byte other than 0 or 1 read as bool
+//      is undefined behaviour (S8). Note [view_dtype] in impl/ops.cpp.
 // LibTorch's own errors on valid layouts (a bad sparse_dim, a blocksize
 // that does not divide the sizes, indices() of an uncoalesced tensor) are
 // not policy: both backends run the op and the comparator matches the kinds.
@@ -179,6 +186,16 @@ Error check_layouts(const Step& s, const std::array<OperandLayout, kMaxArgs>& in
     return make_error(ErrorKind::kDeviceMismatch,
                       std::string("sparse_coo_tensor: indices on ") + name(in[0].device) +
                           " and values on " + name(in[1].device) + "; they must be on one device");
+  }
+  if (s.op == OpId::kViewDtype) {  // Case 8)
+    const DType to = to_dtype(s.args[1].dtype);
+    if (!is_integral(in[0].dtype) || !is_integral(to))
+      return make_error(ErrorKind::kUnsupportedLayout,
+                        "view_dtype of an input of dtype " + std::string(dtype_name(in[0].dtype)) +
+                            " as " + std::string(dtype_name(to)) +
+                            "; storcheck's language views i32, i64 and u8 tensors as i32, i64 "
+                            "or u8 only (float bits would be compared exactly, a bool byte "
+                            "other than 0 or 1 is undefined)");
   }
   if ((s.op == OpId::kToSparseBsr || s.op == OpId::kToSparseBsc) && s.args[1].list.size() != 2)
     return make_error(ErrorKind::kInvalidArgument,  // Case 2)

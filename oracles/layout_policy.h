@@ -1,4 +1,5 @@
-// Which layouts each op of the language takes: the one predicate that every
+// Which layouts (and, for view_dtype, which dtypes) each op of the language
+// takes: the one predicate that every
 // backend applies before it runs a step, so that a sparse operand given to
 // an op that does not take it (or a strided one given to a sparse-only op)
 // is refused identically everywhere, and LibTorch never sees it.
@@ -26,6 +27,7 @@ struct OperandLayout {
   Layout layout = Layout::kStrided;
   bool meta = false;  ///< a meta or fake tensor (no data)
   Device device = Device::kCpu;  ///< a real tensor's device (cpu or cuda)
+  DType dtype = DType::kF32;     ///< for view_dtype's operand (Case 8)
 };
 
 /// Case 1) of Note [Layout policy]: the ops that build a sparse tensor from

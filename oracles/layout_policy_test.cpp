@@ -23,6 +23,8 @@ constexpr OperandLayout kCoo{Layout::kSparseCoo, false};
 constexpr OperandLayout kCsr{Layout::kSparseCsr, false};
 constexpr OperandLayout kFakeCoo{Layout::kSparseCoo, true};
 constexpr OperandLayout kMetaStrided{Layout::kStrided, true};
+constexpr OperandLayout kMetaStridedI32{Layout::kStrided, true, Device::kCpu, DType::kI32};
+constexpr OperandLayout kCsrI32{Layout::kSparseCsr, false, Device::kCpu, DType::kI32};
 
 TEST(LayoutPolicy, StridedOpOnSparseIsUnsupportedLayoutNamingOpAndLayoutCase6) {
   Error e = check_last("t0 = zeros [2] f32\nadd_ t0 1\n", {kCsr});
@@ -117,16 +119,18 @@ TEST(LayoutPolicy, EveryNonSparseOpTakesStridedOperandsRealOrMetaButCudaCpuOfMet
     for (int k = 0; k < s.nargs; ++k) {
       s.args[k].kind = info.signature[k] == 'v' ? ArgKind::kVar : ArgKind::kInt;
       s.args[k].var = k;
+      s.args[k].dtype = DTypeArg::kI32;  // view_dtype's target (Case 8)
     }
     std::array<OperandLayout, kMaxArgs> in{};
+    for (OperandLayout& x : in) x.dtype = DType::kI32;  // view_dtype's operand (Case 8)
     EXPECT_EQ(check_layouts(s, in).kind, ErrorKind::kNone) << info.name;
-    in.fill(kMetaStrided);
+    in.fill(kMetaStridedI32);
     const bool device_op = s.op == OpId::kCuda || s.op == OpId::kCpu;
     const bool has_var = info.signature.find('v') != std::string_view::npos;
     EXPECT_EQ(check_layouts(s, in).kind,
               device_op && has_var ? ErrorKind::kUnsupportedLayout : ErrorKind::kNone)
         << info.name;
-    in.fill(kCsr);
+    in.fill(kCsrI32);
     if (has_var && s.op != OpId::kDrop && s.op != OpId::kMeta && s.op != OpId::kFake &&
         s.op != OpId::kToMeta) {
       EXPECT_EQ(check_layouts(s, in).kind, ErrorKind::kUnsupportedLayout) << info.name;
@@ -173,6 +177,32 @@ TEST(LayoutPolicy, SparseCooDimsSumOverflowIsFlagged) {
   EXPECT_FALSE(coo_dims_overflow(coo, small, 2, 16));
   EXPECT_FALSE(coo_dims_overflow(coo, huge, 1, 2));  // not 2-D: LibTorch raises first
   EXPECT_FALSE(coo_dims_overflow(r.program.steps.front(), huge, 2, 2));  // another op
+}
+
+// Case 8: view_dtype takes i32, i64 and u8 operands to i32, i64 or u8 only,
+// real or meta, with one message naming both dtypes.
+TEST(LayoutPolicy, ViewDtypeTakesIntegralDtypesOnlyCase8) {
+  const char* kToI64 = "t0 = zeros [2] i32\nt1 = view_dtype t0 i64\n";
+  const char* kToF32 = "t0 = zeros [2] i32\nt1 = view_dtype t0 f32\n";
+  const char* kToBool = "t0 = zeros [2] i32\nt1 = view_dtype t0 bool\n";
+  for (DType d : {DType::kI32, DType::kI64, DType::kU8}) {
+    EXPECT_EQ(check_last(kToI64, {{Layout::kStrided, false, Device::kCpu, d}}).kind,
+              ErrorKind::kNone);
+    EXPECT_EQ(check_last(kToI64, {{Layout::kStrided, true, Device::kCpu, d}}).kind,
+              ErrorKind::kNone);
+    EXPECT_EQ(check_last(kToF32, {{Layout::kStrided, false, Device::kCpu, d}}).kind,
+              ErrorKind::kUnsupportedLayout);
+    EXPECT_EQ(check_last(kToBool, {{Layout::kStrided, false, Device::kCpu, d}}).kind,
+              ErrorKind::kUnsupportedLayout);
+  }
+  for (DType d : {DType::kF32, DType::kF64, DType::kBool})
+    EXPECT_EQ(check_last(kToI64, {{Layout::kStrided, false, Device::kCpu, d}}).kind,
+              ErrorKind::kUnsupportedLayout);
+  Error e = check_last(kToI64, {{Layout::kStrided, false, Device::kCpu, DType::kF32}});
+  EXPECT_EQ(e.message,
+            "view_dtype of an input of dtype f32 as i64; storcheck's language views i32, i64 and "
+            "u8 tensors as i32, i64 or u8 only (float bits would be compared exactly, a bool byte "
+            "other than 0 or 1 is undefined)");
 }
 
 }  // namespace

@@ -299,13 +299,17 @@ class PythonBackend final : public Backend {
         if (step.args[a].kind != ArgKind::kVar) continue;
         PyObject* l = PyTuple_GetItem(lay.get(), k++);
         layouts[static_cast<size_t>(a)] = {static_cast<Layout>(as_i64(PyTuple_GetItem(l, 0))),
-                                           PyTuple_GetItem(l, 1) == Py_True};
+                                           PyTuple_GetItem(l, 1) == Py_True, Device::kCpu,
+                                           static_cast<DType>(as_i64(PyTuple_GetItem(l, 2)))};
       }
       if (Error e = check_layouts(step, layouts); e.kind != ErrorKind::kNone) return e;
     }
     Ref out(step.out != kNoVar ? PyUnicode_FromString(var_name(step.out).c_str())
                                : (Py_INCREF(Py_None), Py_None));
-    int64_t out_item = step.op == OpId::kTo ? itemsize(to_dtype(step.args[1].dtype)) : 0;
+    // to's and view_dtype's result item size (case 1's estimate; case 7).
+    int64_t out_item = step.op == OpId::kTo || step.op == OpId::kViewDtype
+                           ? itemsize(to_dtype(step.args[1].dtype))
+                           : 0;
     // The int arguments after the input: split/chunk/unbind's result count
     // (case 1) and index arithmetic (case 7), slice and narrow's (case 7);
     // to_sparse_bsr/bsc's blocksize: its compressed indices (case 1).

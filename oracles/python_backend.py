@@ -107,8 +107,10 @@ def sc_indices_invalid(t):
 
 
 def sc_layouts(ins):
-    """Per input variable: (layout index, meta or fake), for check_layouts (oracles/layout_policy.h)."""
-    return tuple((SC_LAYOUT_INDEX[t.layout], sc_is_meta(t)) for t in (RUN.v[n] for n in ins))
+    """Per input variable: (layout index, meta or fake, dtype index), for check_layouts
+    (oracles/layout_policy.h)."""
+    return tuple((SC_LAYOUT_INDEX[t.layout], sc_is_meta(t), SC_DTYPE_INDEX[t.dtype])
+                 for t in (RUN.v[n] for n in ins))
 
 
 def sc_stride(t):
@@ -165,7 +167,8 @@ def sc_overlapping(t):  # two indices may reach one element
 #    does (undefined behaviour in C++; split_arithmetic_overflows and
 #    slice_arithmetic_overflows in impl/ops.h); sparse_coo_tensor whose
 #    sparse_dim + dense_dim overflows (coo_dims_overflow in
-#    oracles/layout_policy.h);
+#    oracles/layout_policy.h); view_dtype to a smaller item whose stride,
+#    size or offset scaling does (view_dtype_arithmetic_overflows);
 # 8) any step but drop on a tensor with a stride below -2**62 (a numel-0
 #    tensor's wrapped contiguous stride): PyTorch 1.13's Python reads strides
 #    as SymInts and dereferences such a value as a symbolic int's pointer;
@@ -227,6 +230,18 @@ def sc_slice_overflows(t, dim, start, end, step):
     first = start * stride
     return any(abs(x) > SC_INT64_MAX for x in
                (first, t.storage_offset() + first, end - start + step - 1, stride * step))
+
+
+def sc_view_dtype_overflows(t, new_itemsize):
+    """view(dtype) to a smaller item whose scaling of the strides but the last, the last
+    size or the offset passes int64 once PyTorch's checks pass
+    (view_dtype_arithmetic_overflows in impl/ops.h)."""
+    r, e = t.dim(), t.element_size()
+    if r == 0 or e <= new_itemsize or sc_stride(t)[-1] != 1:
+        return False
+    ratio = e // new_itemsize
+    xs = list(sc_stride(t)[:-1]) + [t.shape[-1], t.storage_offset()]
+    return any(not -2**63 <= x * ratio <= SC_INT64_MAX for x in xs)
 
 
 def sc_index_arithmetic_overflows(op, t, a, b, c=0, d=0):
@@ -353,6 +368,9 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
         return "case 1: a split, chunk or unbind past storcheck's limit on results (impl/ops.h)"
     if ts and ts[0].layout == torch.strided and sc_index_arithmetic_overflows(op, ts[0], a, b, c, d):
         return "case 7: a split, chunk, slice or narrow whose index arithmetic overflows int64"
+    if op == "view_dtype" and ts and ts[0].layout == torch.strided \
+            and sc_view_dtype_overflows(ts[0], out_itemsize):
+        return "case 7: a view_dtype whose stride, size or offset scaling overflows int64"
     if op == "sparse_coo_tensor" and len(ts) > 1 and ts[0].layout == torch.strided \
             and ts[0].dim() == 2 and ts[0].shape[0] + max(ts[1].dim(), 1) - 1 > 2**63 - 1:
         return "case 7: a sparse_coo_tensor whose sparse_dim + dense_dim overflows int64"

@@ -249,19 +249,21 @@ class ReferenceBackend final : public Backend {
       return {to_layout(sparse_[k]->layout), false, observed(sparse_[k]->values->device())};
     if (sparse_meta_[k]) return {to_layout(sparse_meta_[k]->layout), true, observed(home_)};
     if (!vars_[k]) return {};
-    return {Layout::kStrided, vars_[k]->is_meta(), observed(vars_[k]->device())};
+    return {Layout::kStrided, vars_[k]->is_meta(), observed(vars_[k]->device()), vars_[k]->dtype};
   }
   /// Binds a strided result; one that shares the storage of the step's
   /// first operand keeps that operand's sparse base (PyTorch's _base of a
   /// view of values(), indices(), ...: F4 refuses to convert it). detach
-  /// shares the storage but is no view in PyTorch 1.13 (`_is_view()` is
-  /// false, `_base` None), so its result converts, and so do views of it
-  /// (their _base is the detached tensor); found by fake_fuzzer.
+  /// and view_dtype share the storage but are no views in PyTorch 1.13
+  /// (`_is_view()` is false, `_base` None), so their results convert, and
+  /// so do views of them (their _base is that result); found by fake_fuzzer
+  /// for detach.
   void bind_strided(const Step& s, Tensor t, const SparseTensor& base = nullptr) {
     SparseBase b;
     if (base) {
       b = SparseBase{base, base->layout};
-    } else if (s.op != OpId::kDetach && s.nargs > 0 && s.args[0].kind == ArgKind::kVar) {
+    } else if (s.op != OpId::kDetach && s.op != OpId::kViewDtype && s.nargs > 0 &&
+               s.args[0].kind == ArgKind::kVar) {
       const Tensor& in = vars_[s.args[0].var];
       if (in && t && in->storage == t->storage) b = sparse_base_[s.args[0].var];
     }
@@ -502,6 +504,7 @@ class ReferenceBackend final : public Backend {
       case OpId::kUnbind: return unbind(var(0), a[1].i, a[2].i);
       case OpId::kAlias: return alias(var(0));
       case OpId::kDetach: return detach(var(0));
+      case OpId::kViewDtype: return view_dtype(var(0), to_dtype(a[1].dtype));
       case OpId::kAdd_: return none(add_(var(0), scalar(1)));
       case OpId::kMul_: return none(mul_(var(0), scalar(1)));
       case OpId::kFill_: return none(fill_(ctx_, var(0), scalar(1)));

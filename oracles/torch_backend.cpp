@@ -96,8 +96,10 @@ namespace {
 //      chunk of a dim so large that `dim_size + split_size - 1` (or
 //      `+ chunks - 1`) passes int64 (split_arithmetic_overflows in
 //      impl/ops.h); slice and narrow whose offset, size or stride
-//      arithmetic passes it (slice_arithmetic_overflows); each checked
-//      after LibTorch's argument checks would pass: kUndefinedBehavior.
+//      arithmetic passes it (slice_arithmetic_overflows); view_dtype to a
+//      smaller item whose stride, size or offset scaling passes it
+//      (view_dtype_arithmetic_overflows); each checked after LibTorch's
+//      argument checks would pass: kUndefinedBehavior.
 // LibTorch itself raises internal overlap (stride 0, size > 1), partial
 // overlap, dtype casts, scalar overflow and every argument error.
 
@@ -467,7 +469,7 @@ class TorchBackend final : public Backend {
       if (step.args[k].kind != ArgKind::kVar) continue;
       const at::Tensor& t = vars_[step.args[k].var];
       const Device d = t.is_meta() ? stands_for_[step.args[k].var] : real_device(t);
-      layouts[static_cast<size_t>(k)] = {layout_of(t), t.is_meta(), d};
+      layouts[static_cast<size_t>(k)] = {layout_of(t), t.is_meta(), d, from_torch(t.scalar_type())};
     }
     // Note [Layout policy] (oracles/layout_policy.cpp): LibTorch never sees a refused step.
     Error e = check_layouts(step, layouts);
@@ -2146,6 +2148,16 @@ Error TorchBackend::run(const Step& s) {
       return pick(s, var(s, 0).unbind(i(1)), i(2));
     case OpId::kAlias: bind(s, at::alias(var(s, 0))); return ok();
     case OpId::kDetach: bind(s, var(s, 0).detach()); return ok();
+    case OpId::kViewDtype: {  // Note [view_dtype] in impl/ops.cpp; Case 6)
+      const at::Tensor& t = var(s, 0);
+      const DType to = to_dtype(s.args[1].dtype);
+      const Geometry g = geometry_of(t);
+      if (view_dtype_arithmetic_overflows(g, itemsize(to)))
+        return error(ErrorKind::kUndefinedBehavior,
+                     view_dtype_arithmetic_message(g, from_torch(t.scalar_type()), to));
+      bind(s, t.view(to_torch(to)));
+      return ok();
+    }
 
     // In-place data writes.
     case OpId::kAdd_:

@@ -121,6 +121,10 @@ constexpr TorchErrorRule kTorchErrorRules[] = {
     {"invalid storage offset", ErrorKind::kInvalidArgument},
     // as_strided(): a negative stride.
     {"Negative strides are not supported", ErrorKind::kInvalidArgument},
+    // view(dtype): "self.dim() cannot be 0 to view Int as Byte (different
+    // element sizes)", "self.stride(-1) must be 1 to view ...", "self.size(-1)
+    // must be divisible by 2 to view ...".
+    {"(different element sizes)", ErrorKind::kInvalidArgument},
     // Sparse conversions (impl/sparse.h): 0-d inputs of to_sparse_csr/bsr...
     {"but tensor has no dimensions", ErrorKind::kDimOutOfRange},
     // ... to_sparse(sparse_dim) outside 1..dim.
