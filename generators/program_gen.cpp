@@ -1701,9 +1701,10 @@ class Builder {
             }
           if (!found) to = bad == 0 ? DTypeArg::kF32 : bad == 1 ? DTypeArg::kBool : DTypeArg::kF64;
         } else if (!*invalid) {
-          if (!view_dtype_model(in, to, out)) {  // the same item size always fits
-            to = in.dtype;
-            view_dtype_model(in, to, out);
+          // The first that fits from the drawn one on (in's own dtype always does).
+          for (int k = 0; k < 3; ++k) {
+            to = kInts[(first + k) % 3];
+            if (view_dtype_model(in, to, out)) break;
           }
         }
         s->args[1] = Arg::dtype_arg(to);

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "oracles/backend.h"
+#include "oracles/runner.h"
 #include "program/text_format.h"
 
 namespace storcheck {
@@ -721,6 +723,50 @@ TEST(ProgramGen, ZeroInvalidShareKeepsSelectAndTransposeArgsInRange) {
   }
   EXPECT_GT(selects, 20);
   EXPECT_GT(transposes, 20);
+}
+
+// Note [view_dtype] (impl/ops.cpp): the model's verdict on every view_dtype
+// step is the reference's (a step neither invalid nor expected to fail
+// succeeds, any other fails), so that later steps build on the model's
+// dtype and geometry; both item-size changes and both kinds of invalid
+// step (a failing check, a dtype outside the language) are drawn.
+TEST(ProgramGen, ViewDtypeStepsFailExactlyWhenTheModelSaysSo) {
+  GenConfig cfg;
+  rc::Gen<std::vector<StepChoice>> choices =
+      rc::gen::container<std::vector<StepChoice>>(16, gen_step_choice(cfg));
+  std::unique_ptr<Backend> ref = make_reference_backend();
+  Runner runner({ref.get()}, Limits{});
+  int ok = 0, smaller = 0, larger = 0, failed_check = 0, outside = 0;
+  for (int k = 0; k < 3000; ++k) {
+    std::vector<StepTrace> trace;
+    Program p = build_program(sample(choices, 4100 + k, 100), cfg, &trace);
+    RunReport rep = runner.run(p, /*keep_trace=*/true);
+    for (const TraceLine& line : rep.trace) {
+      const size_t j = static_cast<size_t>(line.step - 1);
+      const Step& s = p.steps[j];
+      if (s.op != OpId::kViewDtype || line.skipped) continue;
+      const ErrorKind e = line.errors[0];
+      const bool expect_fail = trace[j].invalid || trace[j].expect_error;
+      EXPECT_EQ(e != ErrorKind::kNone, expect_fail)
+          << print_program(p) << "step " << line.step << ": " << line.messages[0];
+      if (e == ErrorKind::kUnsupportedLayout) ++outside;
+      if (e == ErrorKind::kInvalidArgument) ++failed_check;
+      if (e != ErrorKind::kNone) continue;
+      ++ok;
+      const DTypeArg from = trace[j].input.dtype, to = s.args[1].dtype;
+      auto item = [](DTypeArg d) { return d == DTypeArg::kI64 ? 8 : d == DTypeArg::kI32 ? 4 : 1; };
+      smaller += item(to) < item(from);
+      larger += item(to) > item(from);
+    }
+  }
+  std::printf("view_dtype over 3000 programs: %d ok (%d to a smaller item, %d to a larger), "
+              "%d failed a check, %d outside the language\n",
+              ok, smaller, larger, failed_check, outside);
+  // About half of what these seeds give (142, 22, 12, 26).
+  EXPECT_GE(smaller, 70);
+  EXPECT_GE(larger, 10);
+  EXPECT_GE(failed_check, 5);
+  EXPECT_GE(outside, 10);
 }
 
 TEST(ProgramGen, DefaultShareMakesSomeButFewStepsInvalid) {
