@@ -820,8 +820,8 @@ std::string Emitter::run() {
              "`storcheck repro` runs the reference");
         return assemble();
       }
-      const bool sets_strides =
-          s.op == OpId::kMeta || s.op == OpId::kFake || s.op == OpId::kLazyClone;
+      const bool sets_strides = s.op == OpId::kMeta || s.op == OpId::kFake ||
+                                s.op == OpId::kLazyClone || s.op == OpId::kViewDtype;
       if (sets_strides && std::any_of(in.strides.begin(), in.strides.begin() + in.rank,
                                       [](int64_t st) { return st < 0; })) {
         stop(k, "the input's strides wrapped past int64, and LibTorch's set_sizes_and_strides "

@@ -172,7 +172,9 @@ def sc_overlapping(t):  # two indices may reach one element
 # 8) any step but drop on a tensor with a stride below -2**62 (a numel-0
 #    tensor's wrapped contiguous stride): PyTorch 1.13's Python reads strides
 #    as SymInts and dereferences such a value as a symbolic int's pointer;
-#    set_ to a source with any negative (wrapped) stride.
+#    set_ to a source with any negative (wrapped) stride, and view_dtype of
+#    one (set_sizes_and_strides recomputes a negative stride with a signed
+#    multiply that overflows).
 # 9) meta or fake of a view that set_ moved off its base's storage: PyTorch
 #    1.13's MetaConverter converts a view as a view of its autograd base
 #    (t._base, which set_ does not change), so the result lands on the meta
@@ -399,6 +401,9 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     if op == "set_" and len(ts) == 2 and ts[1].layout == torch.strided \
             and min(sc_stride(ts[1]), default=0) < 0:
         return "case 8: set_ to a source with a negative (wrapped) stride (S8)"
+    if op == "view_dtype" and ts and ts[0].layout == torch.strided \
+            and min(sc_stride(ts[0]), default=0) < 0:
+        return "case 8: view_dtype of a tensor with a negative (wrapped) stride (S8)"
     # Case 10: set_ of a converter's memoized result.
     if op == "set_" and ts and any(v is ts[0] for mc in sc_converters(RUN)
                                     for v in list(mc.tensor_memo.values())):

@@ -558,7 +558,8 @@ class TorchBackend final : public Backend {
     refused_undefined_ = true;
   }
   /// A step that would hand `t`'s strides to TensorImpl::set_sizes_and_strides
-  /// (meta/fake conversion, lazy_clone) while one is negative: refused (S8).
+  /// (meta/fake conversion, lazy_clone, view_dtype, which divides or scales
+  /// them first) while one is negative: refused (S8).
   /// Only a wrapped stride is negative (contiguous strides of a numel-0 shape
   /// such as [4,2,64,0,2^63-1,0] overflow in LibTorch 1.13, as the reference
   /// mirrors in contiguous_strides), and set_sizes_and_strides recomputes a
@@ -2155,6 +2156,10 @@ Error TorchBackend::run(const Step& s) {
       if (view_dtype_arithmetic_overflows(g, itemsize(to)))
         return error(ErrorKind::kUndefinedBehavior,
                      view_dtype_arithmetic_message(g, from_torch(t.scalar_type()), to));
+      // A wrapped stride stays negative (found by views_fuzzer -seed=979:
+      // LibTorch 1.13 gave [0,2,3,3,5,2^62] i32's strides [-2^63, 2^62,
+      // -2^62, ...] viewed as i64 the strides [2^62, 2^61, 3 * 2^61, ...]).
+      if (refuse_wrapped_strides(s, t)) return ok();
       bind(s, t.view(to_torch(to)));
       return ok();
     }
