@@ -204,8 +204,11 @@ const Helper kPythonHelpers[] = {
      R"PY(def scalar_out(op, out, x, s):  # op(x, s, out=out): torch.add or torch.mul with out=
     # A resized out's grown bytes before its first element, which the kernel
     # does not write, are zero (R6).
+    import warnings
     old = storage(out).nbytes()
-    op(x, s, out=out)
+    with warnings.catch_warnings():  # resizing a non-empty out is the point here
+        warnings.simplefilter("ignore", UserWarning)
+        op(x, s, out=out)
     first = min(out.storage_offset() * out.element_size(), storage(out).nbytes())
     if first > old and storage(out).device.type != "meta":
         torch.tensor([], dtype=torch.uint8).set_(storage(out))[old:first].zero_()
