@@ -241,6 +241,24 @@ TEST(PytorchBackend, SliceWithOverflowingArithmeticIsRefused) {
       "step 3 (t2 = narrow t1 0 2 1): pytorch refused: case 7");
 }
 
+// view_dtype: case 7, a scaling to a smaller item that overflows int64
+// (2^60 * 8; 2^59 * 8 runs), and case 8, a wrapped negative stride, which
+// set_sizes_and_strides would recompute with an overflowing multiply
+// (zeros [0,3,2^62] i32 has stride -2^62 at dim 0; [0,3,2^61] none).
+TEST(PytorchBackend, ViewDtypeOfOverflowingScalingOrWrappedStrideIsRefused) {
+  SKIP_WITHOUT_PYTORCH();
+  expect_near_miss_runs_and_refuses(
+      "t0 = arange [1] i64\nt1 = as_strided t0 [1,1] [576460752303423488,1] 0\n"
+      "t2 = view_dtype t1 u8\n",
+      "t0 = arange [1] i64\nt1 = as_strided t0 [1,1] [1152921504606846976,1] 0\n"
+      "t2 = view_dtype t1 u8\n",
+      "step 3 (t2 = view_dtype t1 u8): pytorch refused: case 7");
+  expect_near_miss_runs_and_refuses(
+      "t0 = zeros [0,3,2305843009213693952] i32\nt1 = view_dtype t0 i64\n",
+      "t0 = zeros [0,3,4611686018427387904] i32\nt1 = view_dtype t0 i64\n",
+      "step 2 (t1 = view_dtype t0 i64): pytorch refused: case 8");
+}
+
 // Case 1: a resize_ whose (numel + offset) * itemsize overflows, 0 elements
 // too. PyTorch 1.13 raises only after setting the new sizes (S10).
 TEST(PytorchBackend, ResizeWithOverflowingStorageSizeIsRefused) {
