@@ -1170,9 +1170,10 @@ Result<Tensor> detach(const Tensor& t) { return make_view(t, t->geom); }
 
 // Note [view_dtype]
 // Tensor.view(dtype) reinterprets the bytes of t's storage (PyTorch's
-// view_dtype, the same in 1.13 and 2.x): a new tensor over the same storage
-// sharing t's version counter (S2, S3), but no autograd view (`_is_view()`
-// false, `_base` None: MetaConverter converts it through its storage, F2),
+// view_dtype; each rule below checked in PyTorch 1.13, whose checks 2.x's
+// source keeps): a new tensor over the same storage sharing t's version
+// counter (S2, S3), but no autograd view (`_is_view()` false, `_base`
+// None: MetaConverter converts it through its storage, F2),
 // and a new tensor even for t's own dtype. Of the same item size it keeps
 // sizes, strides and offset. Otherwise, in LibTorch's order: a 0-dim t
 // raises; a smaller item multiplies the strides but the last (which must be
@@ -1181,9 +1182,12 @@ Result<Tensor> detach(const Tensor& t) { return make_view(t, t->geom); }
 // divisible by the ratio, and divides them. No bounds check: the result
 // covers exactly t's bytes. LibTorch multiplies in int64 without a check;
 // view_dtype_arithmetic_overflows (impl/ops.h) is that overflow, refused as
-// S8. storcheck's language takes integral dtypes only (Note [Layout
-// policy], oracles/layout_policy.cpp): float bits are compared with a
-// tolerance, and a byte that is not 0 or 1 read as bool is undefined.
+// S8, and so is a result stride LibTorch's set_sizes_and_strides would
+// recompute (a negative one, only ever a wrapped one: the LibTorch and
+// PyTorch backends refuse view_dtype of such an input). storcheck's
+// language takes integral dtypes only (Note [Layout policy],
+// oracles/layout_policy.cpp): float bits are compared with a tolerance,
+// and a byte that is not 0 or 1 read as bool is undefined.
 bool view_dtype_arithmetic_overflows(const Geometry& g, int64_t new_itemsize) {
   if (g.rank == 0 || g.itemsize <= new_itemsize || g.strides[g.rank - 1] != 1) return false;
   const int64_t ratio = g.itemsize / new_itemsize;
