@@ -9,6 +9,7 @@
 #include <string>
 
 #include "impl/geometry.h"
+#include "impl/ops.h"
 #include "program/text_format.h"
 
 // Note [Choice records]
@@ -177,6 +178,19 @@ int64_t extent_bytes(const ModelTensor& t) {
 /// S5/S8: a storage of `bytes` holds every element of t (always, when t is empty).
 bool covers(const ModelTensor& t, int64_t bytes) { return extent_bytes(t) <= bytes; }
 
+/// t's sizes, strides, offset and item size as the reference's Geometry.
+Geometry geometry_of(const ModelTensor& t) {
+  Geometry g;
+  g.rank = t.sizes.size();
+  for (int k = 0; k < g.rank; ++k) {
+    g.sizes[k] = t.sizes[k];
+    g.strides[k] = t.strides[k];
+  }
+  g.offset = t.offset;
+  g.itemsize = itemsize(t.dtype);
+  return g;
+}
+
 /// Note [view_dtype] (impl/ops.cpp): whether in.view(d) succeeds and, when
 /// `out` is given, its model (in's, with d's item size).
 bool view_dtype_model(const ModelTensor& in, DTypeArg d, ModelTensor* out) {
@@ -186,13 +200,9 @@ bool view_dtype_model(const ModelTensor& in, DTypeArg d, ModelTensor* out) {
   m.dtype = d;
   if (from != to) {
     if (r == 0 || in.strides[r - 1] != 1) return false;
-    int64_t x = 0;
     if (from > to) {
+      if (view_dtype_arithmetic_overflows(geometry_of(in), to)) return false;  // S8
       const int64_t ratio = from / to;
-      for (int k = 0; k < r; ++k)
-        if (__builtin_mul_overflow(k + 1 < r ? in.strides[k] : in.sizes[k], ratio, &x))
-          return false;  // S8: kUndefinedBehavior
-      if (__builtin_mul_overflow(in.offset, ratio, &x)) return false;
       for (int k = 0; k + 1 < r; ++k) m.strides.v[k] = in.strides[k] * ratio;
       m.sizes.v[r - 1] = in.sizes[r - 1] * ratio;
       m.offset = in.offset * ratio;
@@ -294,12 +304,7 @@ bool is_dense(const ModelTensor& t) {
 /// TensorIterator output strides (add/mul with a scalar) when true.
 IntList dense_strides_like(const ModelTensor& t, bool iterator) {
   int n = t.sizes.size();
-  Geometry g;
-  g.rank = n;
-  for (int k = 0; k < n; ++k) {
-    g.sizes[k] = t.sizes[k];
-    g.strides[k] = t.strides[k];
-  }
+  const Geometry g = geometry_of(t);
   int perm[kMaxRank];  // innermost first
   layout_order(g, /*stride_bytes=*/false, perm);
   bool identity = true;
