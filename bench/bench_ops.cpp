@@ -3,7 +3,9 @@
 // tensor, on the reference and on the LibTorch CPU backend; plus the cost of
 // observing and of comparing 8 live 4x4 variables.
 //
-// Benchmarks (registered at start-up, one per op and backend):
+// Benchmarks (registered at start-up, one per op and backend; an op without
+// an example, or whose example fails or is refused on a backend, is a
+// skipped benchmark that says why):
 //   op/<op>/<backend>          one run_step of the op (kExamples below)
 //   observe/8vars/<backend>    one Backend::observe of 8 live 4x4 variables
 //   compare/8vars              one compare_observations of those observations
@@ -26,6 +28,8 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -44,7 +48,22 @@ using Clock = std::chrono::steady_clock;
 /// 50 times a cheap op (drop: ~50 ns timed, ~2.5 us replayed), so Google
 /// Benchmark's default 0.5 s of timed time took 8 minutes for the table;
 /// 20 ms of op time is 10^4 to 5*10^5 iterations and about 30 s in all.
+/// STORCHECK_BENCH_OP_MIN_TIME (seconds) overrides it: the ctest
+/// bench.every_op_has_an_example runs every op row once, briefly.
 constexpr double kOpMinSeconds = 0.02;
+
+double op_min_seconds() {
+  if (const char* env = std::getenv("STORCHECK_BENCH_OP_MIN_TIME")) {
+    char* end = nullptr;
+    const double v = std::strtod(env, &end);
+    if (end != env && *end == '\0' && v > 0 && v <= 10) return v;
+    std::fprintf(stderr,
+                 "storcheck_bench: STORCHECK_BENCH_OP_MIN_TIME='%s' is not a number of seconds in "
+                 "(0, 10]; using %g\n",
+                 env, kOpMinSeconds);
+  }
+  return kOpMinSeconds;
+}
 
 /// One op's example: a whole program whose last step is the op measured.
 struct OpExample {
@@ -118,6 +137,39 @@ constexpr OpExample kExamples[] = {
     {"set_nonresizable", "t0 = arange [4,4] f32\nset_nonresizable t0"},
     // Lifetime
     {"drop", "t0 = arange [4,4] f32\ndrop t0"},
+    // Note [Layout policy] Case 8: view(dtype) takes i32/i64/u8 only
+    {"view_dtype", "t0 = arange [4,4] i32\nt1 = view_dtype t0 u8"},
+    {"add_out", "t0 = arange [4,4] f32\nt1 = zeros [4,4] f32\nadd_out t1 t0 1.5"},
+    {"mul_out", "t0 = arange [4,4] f32\nt1 = zeros [4,4] f32\nmul_out t1 t0 2"},
+    {"set_", "t0 = arange [4,4] f32\nt1 = zeros [4,4] f32\nset_ t0 t1"},
+    // Meta and fake conversion (F1-F3)
+    {"meta", "t0 = arange [4,4] f32\nt1 = meta t0"},
+    {"fake", "t0 = arange [4,4] f32\nt1 = fake t0"},
+    {"to_meta", "t0 = arange [4,4] f32\nt1 = to_meta t0"},
+    {"fake_from_meta", "t0 = arange [4,4] f32\nt1 = meta t0\nt2 = fake_from_meta t1"},
+    {"sweep", "t0 = arange [4,4] f32\nt1 = fake t0\ndrop t0\nsweep"},
+    {"memo_stats", "t0 = arange [4,4] f32\nt1 = fake t0\nmemo_stats"},
+    // Sparse layouts (F4)
+    {"to_sparse_coo", "t0 = arange [4,4] f32\nt1 = to_sparse_coo t0 2"},
+    {"to_sparse_csr", "t0 = arange [4,4] f32\nt1 = to_sparse_csr t0"},
+    {"to_sparse_csc", "t0 = arange [4,4] f32\nt1 = to_sparse_csc t0"},
+    {"to_sparse_bsr", "t0 = arange [4,4] f32\nt1 = to_sparse_bsr t0 [2,2]"},
+    {"to_sparse_bsc", "t0 = arange [4,4] f32\nt1 = to_sparse_bsc t0 [2,2]"},
+    {"to_dense", "t0 = arange [4,4] f32\nt1 = to_sparse_coo t0 2\nt2 = to_dense t1"},
+    {"coalesce", "t0 = arange [4,4] f32\nt1 = to_sparse_coo t0 2\nt2 = coalesce t1"},
+    {"sparse_coo_tensor",
+     "t0 = arange [4,4] f32\nt1 = to_sparse_coo t0 2\nt2 = indices t1\nt3 = values t1\n"
+     "t4 = sparse_coo_tensor t2 t3 [4,4]"},
+    {"indices", "t0 = arange [4,4] f32\nt1 = to_sparse_coo t0 2\nt2 = indices t1"},
+    {"values", "t0 = arange [4,4] f32\nt1 = to_sparse_coo t0 2\nt2 = values t1"},
+    {"crow_indices", "t0 = arange [4,4] f32\nt1 = to_sparse_csr t0\nt2 = crow_indices t1"},
+    {"col_indices", "t0 = arange [4,4] f32\nt1 = to_sparse_csr t0\nt2 = col_indices t1"},
+    {"ccol_indices", "t0 = arange [4,4] f32\nt1 = to_sparse_csc t0\nt2 = ccol_indices t1"},
+    {"row_indices", "t0 = arange [4,4] f32\nt1 = to_sparse_csc t0\nt2 = row_indices t1"},
+    // Devices (issue 11): without a GPU the cuda row is skipped with the
+    // step's error as its reason
+    {"cuda", "t0 = arange [4,4] f32\nt1 = cuda t0"},
+    {"cpu", "t0 = arange [4,4] f32\nt1 = cpu t0"},
 };
 
 /// 8 live 4x4 variables: views, copies, and a fresh factory.
@@ -137,14 +189,18 @@ const OpExample* find_example(std::string_view op) {
   return nullptr;
 }
 
-/// Runs every step of `p` on `b` from a fresh begin; "" or why a step failed.
+/// Runs every step of `p` on `b` from a fresh begin; "" or why a step failed
+/// or was refused.
 std::string replay(Backend& b, const Program& p) {
   b.begin(p, Limits{});
   for (size_t k = 0; k < p.steps.size(); ++k) {
     Error e = b.run_step(p.steps[k]);
+    const std::string what =
+        "step " + std::to_string(k + 1) + " (" + print_step(p, p.steps[k]) + ")";
     if (e.kind != ErrorKind::kNone)
-      return "step " + std::to_string(k + 1) + " (" + print_step(p, p.steps[k]) +
-             ") failed: " + std::string(error_kind_name(e.kind)) + ": " + e.message;
+      return what + " failed: " + std::string(error_kind_name(e.kind)) + ": " + e.message;
+    // A refused step (cuda without a GPU) would time the refusal, not the op.
+    if (std::string why = b.take_refusal(); !why.empty()) return what + " refused: " + why;
   }
   return "";
 }
@@ -237,7 +293,7 @@ void register_all(Registry& reg) {
       }
       benchmark::RegisterBenchmark(name.c_str(), bm_op, b.get(), prog)
           ->UseManualTime()
-          ->MinTime(kOpMinSeconds);
+          ->MinTime(op_min_seconds());
     }
   }
 
