@@ -437,10 +437,7 @@ int64_t execute_alone(Backend* backend, const Program& p) {
   backend->begin(p, Limits{});
   std::vector<char> bound(static_cast<size_t>(p.num_vars()), 0);
   for (const Step& step : p.steps) {
-    bool skip = false;
-    for (int a = 0; a < step.nargs; ++a)
-      if (step.args[a].kind == ArgKind::kVar && !bound[step.args[a].var]) skip = true;
-    if (skip) continue;
+    if (reads_unbound(step, bound)) continue;
     ++steps_run;
     const bool failed = backend->run_step(step).kind != ErrorKind::kNone;
     if (!backend->take_refusal().empty()) break;

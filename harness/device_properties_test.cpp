@@ -172,10 +172,7 @@ TEST(DevicePrograms, ReferenceMovesTensorsAsTheModelSays) {
     Observation before, after;
     for (size_t j = 0; j < p.steps.size(); ++j) {
       const Step& s = p.steps[j];
-      bool skip = false;
-      for (int a = 0; a < s.nargs; ++a)
-        if (s.args[a].kind == ArgKind::kVar && !bound[s.args[a].var]) skip = true;
-      if (skip) continue;
+      if (reads_unbound(s, bound)) continue;
       ref->observe(&before);
       const Error e = ref->run_step(s);
       ref->observe(&after);

@@ -304,10 +304,7 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
     const Step& step = program.steps[k];
     TraceLine line;
     line.step = static_cast<int64_t>(k + 1);
-    bool skip = false;
-    for (int a = 0; a < step.nargs; ++a)
-      if (step.args[a].kind == ArgKind::kVar && !bound[step.args[a].var]) skip = true;
-    if (skip) {
+    if (reads_unbound(step, bound)) {
       line.skipped = true;
       if (keep_trace) rep.trace.push_back(std::move(line));
       continue;

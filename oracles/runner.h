@@ -31,6 +31,15 @@
 
 namespace storcheck {
 
+/// Rule 2: whether `step` reads a variable that `bound` (per VarId: its
+/// defining step succeeded and no drop came after) says is unbound.
+inline bool reads_unbound(const Step& step, const std::vector<char>& bound) {
+  for (int a = 0; a < step.nargs; ++a)
+    if (step.args[a].kind == ArgKind::kVar && !bound[static_cast<size_t>(step.args[a].var)])
+      return true;
+  return false;
+}
+
 /// Where and how two backends first differed.
 struct Divergence {
   int64_t step = 0;  ///< 1-based step number

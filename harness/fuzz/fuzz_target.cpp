@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "harness/gate.h"
+#include "oracles/runner.h"
 #include "program/text_format.h"
 
 namespace storcheck {
@@ -115,10 +116,7 @@ std::string FuzzHarness::oversized_split(const Program& p) {
   std::vector<char> bound(static_cast<size_t>(p.num_vars()), 0);
   for (size_t k = 0; k < end && why.empty(); ++k) {
     const Step& s = p.steps[k];
-    bool skip = false;
-    for (int a = 0; a < s.nargs; ++a)
-      if (s.args[a].kind == ArgKind::kVar && !bound[s.args[a].var]) skip = true;
-    if (skip) continue;
+    if (reads_unbound(s, bound)) continue;
     if (splits(s)) {
       const Tensor* t = probe_->reference_tensor(s.args[0].var);
       const int64_t n = t && *t ? split_results(s, **t) : 0;
