@@ -178,6 +178,10 @@ int64_t extent_bytes(const ModelTensor& t) {
 /// S5/S8: a storage of `bytes` holds every element of t (always, when t is empty).
 bool covers(const ModelTensor& t, int64_t bytes) { return extent_bytes(t) <= bytes; }
 
+/// The reference's DType of a language dtype (the same order; the oracles'
+/// to_dtype, which the generators layer does not include).
+DType impl_dtype(DTypeArg d) { return static_cast<DType>(static_cast<int>(d)); }
+
 /// t's sizes, strides, offset and item size as the reference's Geometry.
 Geometry geometry_of(const ModelTensor& t) {
   Geometry g;
@@ -263,8 +267,11 @@ bool is_checked_view(OpId op) {
          op == OpId::kAsStrided || op == OpId::kTranspose;
 }
 
-/// PyTorch refuses in-place writes when a dim of size > 1 has stride 0.
+/// PyTorch refuses in-place writes when a dim of size > 1 has stride 0,
+/// except to a tensor of no elements (TensorIterator checks no overlap
+/// there: `mul_` of sizes [2, 3, 0] and strides [1, 0, 1] runs in 1.13).
 bool has_write_overlap(const ModelTensor& t) {
+  if (numel(t.sizes) == 0) return false;
   for (int k = 0; k < t.sizes.size(); ++k)
     if (t.sizes[k] > 1 && t.strides[k] == 0) return true;
   return false;
@@ -944,7 +951,23 @@ class Builder {
       const bool resize = !(xm.sizes == in.sizes);
       if (!in.meta && (uncovered(u) || (!resize && !covers(in, so.bytes)))) return true;  // S8
       if (has_write_overlap(in)) return true;
-      if (!casts_to(scalar_result(xm.dtype, s.args[2].scalar), in.dtype)) return true;
+      const DTypeArg r = scalar_result(xm.dtype, s.args[2].scalar);
+      if (obj_of_[u] != obj_of_[v] && storage_of(u) == storage_of(v)) {
+        // Rules 2 and 4: an overlap LibTorch cannot see is S8 (before and,
+        // when out is resized, after the resize), a partial one raises.
+        const Geometry go = geometry_of(in), gx = geometry_of(xm);
+        const MemOverlapStatus os = overlap_status(go, gx, true, false);
+        if (os == MemOverlapStatus::kPartial) return true;
+        const bool undetected = os == MemOverlapStatus::kTooHard ||
+                                (os == MemOverlapStatus::kFull && !same_layout(go, gx));
+        if (undetected && elements_intersect(go, gx)) return true;
+        if (resize) {
+          const bool cpu = !xm.meta && xm.away == cfg_.home_cuda;
+          const Geometry g = resized_out_geometry(gx, impl_dtype(xm.dtype), impl_dtype(r), cpu, go);
+          if (elements_intersect(g, gx) && !same_layout(g, gx)) return true;
+        }
+      }
+      if (!casts_to(r, in.dtype)) return true;
       return resize && numel(out.sizes) > 0 && extent_bytes(out) > so.bytes && !so.resizable;
     }
     const Storage& st = storage(v);
@@ -1795,26 +1818,31 @@ class Builder {
       case OpId::kMulOut: {
         // Note [out=] (impl/ops.cpp): v is out; the input v itself or a
         // variable of v's kind (real, meta or fake, device) over another
-        // storage; invalid, a float input into an integral or bool out.
-        auto fits = [&](VarId u, bool bad) {
+        // storage; in a quarter of the steps, when there is one, another
+        // tensor over v's own storage (a view or an alias: LibTorch's
+        // overlap checks, rules 2 and 4, which expect_error predicts);
+        // invalid, a float input into an integral or bool out.
+        auto fits = [&](VarId u, int how) {
           const ModelTensor& m = model(u);
-          if (bad) return is_float(m.dtype) && !is_float(in.dtype);
-          return u == v || (storage_of(u) != storage_of(v) && m.meta == in.meta &&
-                            m.fake == in.fake && m.away == in.away);
+          if (how == 1) return is_float(m.dtype) && !is_float(in.dtype);
+          const bool kind = m.meta == in.meta && m.fake == in.fake && m.away == in.away;
+          if (how == 2) return kind && obj_of_[u] != obj_of_[v] && storage_of(u) == storage_of(v);
+          return u == v || (storage_of(u) != storage_of(v) && kind);
         };
-        auto pick = [&](bool bad) {
+        auto pick = [&](int how, uint16_t at) {
           int n = 0;
-          for (VarId u : live_) n += fits(u, bad);
+          for (VarId u : live_) n += fits(u, how);
           if (n == 0) return kNoVar;
-          int want = static_cast<int>(c.var2 % n);
+          int want = static_cast<int>(at % n);
           for (VarId u : live_)
-            if (fits(u, bad) && want-- == 0) return u;
+            if (fits(u, how) && want-- == 0) return u;
           return kNoVar;
         };
-        VarId x = *invalid ? pick(true) : kNoVar;
+        VarId x = *invalid ? pick(1, c.var2) : kNoVar;
         if (x == kNoVar) {
           *invalid = false;
-          x = pick(false);
+          if (c.var2 % 4 == 0) x = pick(2, static_cast<uint16_t>(c.var2 / 4));
+          if (x == kNoVar) x = pick(0, c.var2);
         }
         const ModelTensor& xm = model(x);
         ScalarLit sc = xm.dtype == in.dtype ? valid_scalar(in.dtype, ScalarUse::kArith, pk, edge)

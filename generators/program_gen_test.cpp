@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -767,6 +768,57 @@ TEST(ProgramGen, ViewDtypeStepsFailExactlyWhenTheModelSaysSo) {
   EXPECT_GE(larger, 10);
   EXPECT_GE(failed_check, 5);
   EXPECT_GE(outside, 10);
+}
+
+// Note [out=] rules 2 and 4 (impl/ops.cpp): an add_out/mul_out input over
+// out's own storage (another tensor of out's sizes) runs when both are the
+// same elements, raises partial_overlap when they overlap in part, and is
+// refused as S8 when LibTorch cannot see the overlap; the generator's model
+// predicts which.
+TEST(ProgramGen, OutStepsOverTheirOwnStorageFailExactlyWhenTheModelSaysSo) {
+  GenConfig cfg;
+  rc::Gen<std::vector<StepChoice>> choices =
+      rc::gen::container<std::vector<StepChoice>>(16, gen_step_choice(cfg));
+  std::unique_ptr<Backend> ref = make_reference_backend();
+  int same = 0, partial = 0, refused = 0, other = 0;
+  for (int k = 0; k < 3000; ++k) {
+    std::vector<StepTrace> trace;
+    Program p = build_program(sample(choices, 7100 + k, 100), cfg, &trace);
+    ref->begin(p, Limits{});
+    std::vector<char> bound(static_cast<size_t>(p.num_vars()), 0);
+    for (size_t j = 0; j < p.steps.size(); ++j) {
+      const Step& s = p.steps[j];
+      if (reads_unbound(s, bound)) continue;
+      bool aliasing = false;
+      if (is_scalar_out(s.op)) {
+        const Tensor* out = ref->reference_tensor(s.args[0].var);
+        const Tensor* x = ref->reference_tensor(s.args[1].var);
+        aliasing = out && x && out->get() != x->get() && (*out)->storage == (*x)->storage;
+      }
+      const Error e = ref->run_step(s);
+      if (s.out != kNoVar) bound[s.out] = e.kind == ErrorKind::kNone;
+      if (s.op == OpId::kDrop) bound[s.args[0].var] = 0;
+      if (!aliasing) continue;
+      const bool expect_fail = trace[j].invalid || trace[j].expect_error;
+      EXPECT_EQ(e.kind != ErrorKind::kNone, expect_fail)
+          << print_program(p) << "step " << j + 1 << ": " << e.message;
+      if (e.kind == ErrorKind::kNone)
+        ++same;
+      else if (e.kind == ErrorKind::kPartialOverlap)
+        ++partial;
+      else if (e.kind == ErrorKind::kUndefinedBehavior)
+        ++refused;
+      else
+        ++other;
+    }
+  }
+  std::printf(
+      "out= over out's own storage in 3000 programs: %d ran, %d partial_overlap, "
+      "%d refused as S8, %d other errors\n",
+      same, partial, refused, other);
+  EXPECT_GE(same, 10);
+  EXPECT_GE(partial, 10);
+  EXPECT_GE(refused, 5);
 }
 
 TEST(ProgramGen, DefaultShareMakesSomeButFewStepsInvalid) {

@@ -129,6 +129,13 @@ def sc_stride(t):
     return tuple(torch.ops.aten.stride(t, d) for d in range(t.dim()))
 
 
+def sc_one_storage(op, ts):
+    """Case 4: a write's two operands over one storage (add_out or mul_out of a
+    tensor into itself runs; copy_ of one does not)."""
+    return storage(ts[0])._cdata == storage(ts[1])._cdata \
+        and not (op in SC_SCALAR_OUT and ts[0] is ts[1])
+
+
 def sc_overlapping(t):  # two indices may reach one element
     dims = sorted((s, n) for n, s in zip(t.shape, sc_stride(t)) if n > 1)
     reach = 0
@@ -196,7 +203,8 @@ def sc_overlapping(t):  # two indices may reach one element
 # Layouts an op does not take are refused by the shared policy before this
 # (check_layouts in C++, oracles/layout_policy.h), as on every backend.
 # Steps on meta and fake tensors read and allocate nothing: no refusal but
-# case 4's overlapping writes, case 1's result lists and resize_ overflows,
+# case 4's overlapping writes and add_out or mul_out within one storage,
+# case 1's result lists and resize_ overflows,
 # and case 7's index arithmetic, which the other backends refuse on meta inputs too.
 SC_ALLOCATING = {"factory", "compute"}
 SC_MAY_COPY = {"reshape", "flatten"}  # views that copy when the strides do not allow a view
@@ -425,6 +433,11 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     if op in ("add_", "mul_", "copy_") + SC_SCALAR_OUT and ts and ts[0].layout == torch.strided \
             and sc_overlapping(ts[0]):
         return "case 4: an in-place write into a tensor whose elements overlap"
+    # add_out and mul_out on meta and fake inputs too: the other backends
+    # refuse an overlap with the input that LibTorch does not detect whatever
+    # the device (Note [out=] rule 2 in impl/ops.cpp).
+    if op in SC_SCALAR_OUT and sc_one_storage(op, ts):
+        return f"case 4: {op} within one storage"
     if any(sc_is_meta(t) for t in ts):
         return None
     if op in ("to_dense", "coalesce") and not (op == "coalesce" and ts[0].is_coalesced()):
@@ -454,8 +467,7 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
         return "case 1: an allocation at or past storcheck's resource limits (program/limits.h)"
     if op in ("unsqueeze", "unsqueeze_", "unfold", "unflatten") and ts[0].dim() + 8 > SC_MAX_DIMS:
         return "case 2: a result rank that could pass kMaxDims"
-    if op in ("copy_",) + SC_SCALAR_OUT and storage(ts[0])._cdata == storage(ts[1])._cdata \
-            and not (op in SC_SCALAR_OUT and ts[0] is ts[1]):
+    if op == "copy_" and sc_one_storage(op, ts):
         return f"case 4: {op} within one storage"
     return None
 
