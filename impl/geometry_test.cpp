@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <vector>
+
+#include "impl/tensor.h"
 
 namespace storcheck {
 namespace {
@@ -298,6 +301,72 @@ TEST(GeometryElementsIntersect, DifferentItemsizesCompareBytes) {
 
 TEST(GeometryElementsIntersect, EmptyNeverIntersects) {
   EXPECT_FALSE(elements_intersect(Geometry::of({0}, {1}, 0, 4), Geometry::of({4}, {1}, 0, 4)));
+}
+
+/// Whether two geometries share a byte, by listing every byte of each.
+bool share_a_byte(const Geometry& a, const Geometry& b) {
+  std::set<int64_t> bytes;
+  for_each_offset(a, [&](int64_t o) {
+    for (int64_t k = 0; k < a.itemsize; ++k) bytes.insert(o * a.itemsize + k);
+  });
+  bool hit = false;
+  for_each_offset(b, [&](int64_t o) {
+    for (int64_t k = 0; k < b.itemsize; ++k) hit |= bytes.count(o * b.itemsize + k) > 0;
+  });
+  return hit;
+}
+
+TEST(GeometryElementsIntersect, AgreesWithListingEveryByte) {
+  // Small spans: the bitset path; repeated offsets (stride 0), gaps and
+  // mixed item sizes included. A fixed LCG keeps the cases reproducible.
+  uint64_t x = 12345;
+  auto next = [&](int64_t n) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int64_t>((x >> 33) % static_cast<uint64_t>(n));
+  };
+  auto draw = [&] {
+    Geometry g;
+    g.rank = static_cast<int>(next(4));
+    for (int d = 0; d < g.rank; ++d) {
+      g.sizes[d] = next(5);
+      g.strides[d] = next(7);
+    }
+    g.offset = next(9);
+    g.itemsize = int64_t{1} << next(4);
+    return g;
+  };
+  int hits = 0;
+  for (int k = 0; k < 20000; ++k) {
+    const Geometry a = draw(), b = draw();
+    const bool want = share_a_byte(a, b);
+    ASSERT_EQ(elements_intersect(a, b), want)
+        << "sizes " << format_sizes(a) << " strides " << format_strides(a) << " offset " << a.offset
+        << " itemsize " << a.itemsize << " vs sizes " << format_sizes(b) << " strides "
+        << format_strides(b) << " offset " << b.offset << " itemsize " << b.itemsize;
+    hits += want;
+  }
+  EXPECT_GT(hits, 2000);
+  EXPECT_LT(hits, 18000);
+}
+
+TEST(GeometryElementsIntersect, ExpandedMillionsAreExactNotConservative) {
+  // 3,145,728 elements of one offset (an expand of a 0-dim tensor), as the
+  // fuzz inputs had: exact on the bitsets, where more than 2^22 elements
+  // used to answer "intersect" without looking.
+  Geometry big = Geometry::of({4, 2, 4, 1, 8, 3, 4096}, {0, 0, 0, 0, 0, 0, 0}, 0, 8);
+  Geometry huge = Geometry::of({1 << 12, 1 << 12}, {0, 0}, 3, 4);  // 2^24 elements at byte 12
+  EXPECT_TRUE(elements_intersect(big, Geometry::of({3}, {1}, 0, 8)));
+  EXPECT_FALSE(elements_intersect(big, Geometry::of({3}, {1}, 1, 8)));
+  EXPECT_TRUE(elements_intersect(huge, Geometry::of({2}, {1}, 1, 8)));   // bytes [8, 24)
+  EXPECT_FALSE(elements_intersect(huge, Geometry::of({2}, {2}, 0, 8)));  // [0,8), [16,24)
+}
+
+TEST(GeometryElementsIntersect, WideSpansSortTheOffsets) {
+  // A span past the bitset's limit (2^25 offsets): the sorted offsets.
+  const int64_t far = int64_t{1} << 26;
+  EXPECT_TRUE(elements_intersect(Geometry::of({2}, {far}, 0, 4), Geometry::of({1}, {1}, far, 4)));
+  EXPECT_FALSE(
+      elements_intersect(Geometry::of({2}, {far}, 0, 4), Geometry::of({1}, {1}, far + 1, 4)));
 }
 
 TEST(GeometrySameLayout, EveryFieldCountsStridesOnlyUpToTheRank) {
