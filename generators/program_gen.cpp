@@ -1788,27 +1788,32 @@ class Builder {
       }
       case OpId::kSet_: {
         // Note [set_] (impl/ops.cpp): a source of v's dtype on v's device
-        // (v itself too: only the version changes); invalid, another dtype.
+        // (v itself too: only the version changes); invalid, another dtype,
+        // or (half the time, when one lives) v's dtype on another device or
+        // of the other kind (real, meta, fake): set_'s FakeTensorMode and
+        // device checks.
         auto pick = [&](auto&& ok) {
           int n = 0;
           for (VarId u : live_)
             if (ok(model(u))) ++n;
           if (n == 0) return kNoVar;
-          int want = static_cast<int>(c.var2 % n);
+          int want = static_cast<int>((c.var2 / 2) % n);
           for (VarId u : live_)
             if (ok(model(u)) && want-- == 0) return u;
           return kNoVar;
         };
+        auto same_kind = [&](const ModelTensor& m) {
+          return m.meta == in.meta && m.fake == in.fake && m.away == in.away;
+        };
         VarId src = kNoVar;
-        if (*invalid) {
+        if (*invalid && c.var2 % 2 == 1)
+          src = pick([&](const ModelTensor& m) { return m.dtype == in.dtype && !same_kind(m); });
+        if (*invalid && src == kNoVar) {
           src = pick([&](const ModelTensor& m) { return m.dtype != in.dtype; });
           if (src == kNoVar) *invalid = false;
         }
         if (src == kNoVar)
-          src = pick([&](const ModelTensor& m) {
-            return m.dtype == in.dtype && m.meta == in.meta && m.fake == in.fake &&
-                   m.away == in.away;
-          });
+          src = pick([&](const ModelTensor& m) { return m.dtype == in.dtype && same_kind(m); });
         s->args[1] = Arg::variable(src);
         if (!*invalid) *out = model(src);
         *result = 10;

@@ -770,6 +770,31 @@ TEST(ProgramGen, ViewDtypeStepsFailExactlyWhenTheModelSaysSo) {
   EXPECT_GE(outside, 10);
 }
 
+/// Runs p on `ref` step by step, skipping a step that reads an unbound
+/// variable (Note [Step outcome rules] rule 2); for each step run, calls
+/// visit(j, step, run), where run() runs the step and returns its Error (the
+/// step is run after visit when visit does not).
+template <typename Visit>
+void replay_steps(Backend* ref, const Program& p, Visit&& visit) {
+  ref->begin(p, Limits{});
+  std::vector<char> bound(static_cast<size_t>(p.num_vars()), 0);
+  for (size_t j = 0; j < p.steps.size(); ++j) {
+    const Step& s = p.steps[j];
+    if (reads_unbound(s, bound)) continue;
+    bool ran = false;
+    Error e;
+    auto run = [&] {
+      e = ref->run_step(s);
+      ran = true;
+      return e;
+    };
+    visit(j, s, run);
+    if (!ran) e = ref->run_step(s);
+    if (s.out != kNoVar) bound[s.out] = e.kind == ErrorKind::kNone;
+    if (s.op == OpId::kDrop) bound[s.args[0].var] = 0;
+  }
+}
+
 // Note [out=] rules 2 and 4 (impl/ops.cpp): an add_out/mul_out input over
 // out's own storage (another tensor of out's sizes) runs when both are the
 // same elements, raises partial_overlap when they overlap in part, and is
@@ -784,21 +809,12 @@ TEST(ProgramGen, OutStepsOverTheirOwnStorageFailExactlyWhenTheModelSaysSo) {
   for (int k = 0; k < 3000; ++k) {
     std::vector<StepTrace> trace;
     Program p = build_program(sample(choices, 7100 + k, 100), cfg, &trace);
-    ref->begin(p, Limits{});
-    std::vector<char> bound(static_cast<size_t>(p.num_vars()), 0);
-    for (size_t j = 0; j < p.steps.size(); ++j) {
-      const Step& s = p.steps[j];
-      if (reads_unbound(s, bound)) continue;
-      bool aliasing = false;
-      if (is_scalar_out(s.op)) {
-        const Tensor* out = ref->reference_tensor(s.args[0].var);
-        const Tensor* x = ref->reference_tensor(s.args[1].var);
-        aliasing = out && x && out->get() != x->get() && (*out)->storage == (*x)->storage;
-      }
-      const Error e = ref->run_step(s);
-      if (s.out != kNoVar) bound[s.out] = e.kind == ErrorKind::kNone;
-      if (s.op == OpId::kDrop) bound[s.args[0].var] = 0;
-      if (!aliasing) continue;
+    replay_steps(ref.get(), p, [&](size_t j, const Step& s, auto&& run) {
+      if (!is_scalar_out(s.op)) return;
+      const Tensor* out = ref->reference_tensor(s.args[0].var);
+      const Tensor* x = ref->reference_tensor(s.args[1].var);
+      if (!out || !x || out->get() == x->get() || (*out)->storage != (*x)->storage) return;
+      const Error e = run();
       const bool expect_fail = trace[j].invalid || trace[j].expect_error;
       EXPECT_EQ(e.kind != ErrorKind::kNone, expect_fail)
           << print_program(p) << "step " << j + 1 << ": " << e.message;
@@ -810,7 +826,7 @@ TEST(ProgramGen, OutStepsOverTheirOwnStorageFailExactlyWhenTheModelSaysSo) {
         ++refused;
       else
         ++other;
-    }
+    });
   }
   std::printf(
       "out= over out's own storage in 3000 programs: %d ran, %d partial_overlap, "
@@ -819,6 +835,35 @@ TEST(ProgramGen, OutStepsOverTheirOwnStorageFailExactlyWhenTheModelSaysSo) {
   EXPECT_GE(same, 10);
   EXPECT_GE(partial, 10);
   EXPECT_GE(refused, 5);
+}
+
+// Note [set_] (impl/ops.cpp): an invalid set_ takes a source of another
+// dtype or, half the time, of self's dtype but the other kind (real, meta,
+// fake): FakeTensorMode's and LibTorch's device checks. Every such step
+// fails, and both kinds of failure are drawn.
+TEST(FakeConfig, InvalidSetStepsTakeAnotherDtypeOrAnotherKind) {
+  GenConfig cfg = fake_config();
+  rc::Gen<std::vector<StepChoice>> choices =
+      rc::gen::container<std::vector<StepChoice>>(16, gen_step_choice(cfg));
+  std::unique_ptr<Backend> ref = make_reference_backend();
+  int dtype = 0, kind = 0;
+  for (int k = 0; k < 10000; ++k) {
+    std::vector<StepTrace> trace;
+    Program p = build_program(sample(choices, 9100 + k, 100), cfg, &trace);
+    replay_steps(ref.get(), p, [&](size_t j, const Step& s, auto&& run) {
+      if (s.op != OpId::kSet_ || !trace[j].invalid) return;
+      const Error e = run();
+      EXPECT_NE(e.kind, ErrorKind::kNone) << print_program(p) << "step " << j + 1;
+      dtype += e.kind == ErrorKind::kInvalidArgument;
+      kind += e.kind == ErrorKind::kDeviceMismatch;
+    });
+  }
+  std::printf(
+      "invalid set_ in 10000 fake-config programs: %d of another dtype, %d of another "
+      "kind\n",
+      dtype, kind);
+  EXPECT_GE(dtype, 10);
+  EXPECT_GE(kind, 10);
 }
 
 TEST(ProgramGen, DefaultShareMakesSomeButFewStepsInvalid) {
