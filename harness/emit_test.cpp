@@ -143,6 +143,25 @@ TEST(Emit, DivergenceAndKnownDivergence) {
       << cpp;
 }
 
+// Python's torch.sparse_coo_tensor converts indices of another dtype to
+// int64 where LibTorch raises (known divergence
+// pytorch-sparse-coo-indices-converted): the Python script stops before the
+// step, the C++ program expects the error.
+TEST(Emit, PythonStopsBeforeSparseCooOfNonLongIndices) {
+  Program p = parse("t0 = arange [1,2] i32\nt1 = rand [2] f32 7\n"
+                    "t2 = sparse_coo_tensor t0 t1 [10]\n");
+  std::string py = emit(EmitLang::kPython, p);
+  EXPECT_TRUE(contains(py, "stopping before step 3 (t2 = sparse_coo_tensor t0 t1 [10]): Python's "
+                           "torch.sparse_coo_tensor converts indices"))
+      << py;
+  std::string cpp = emit(EmitLang::kCpp, p);
+  EXPECT_FALSE(contains(cpp, "stopping before")) << cpp;
+  EXPECT_TRUE(contains(cpp, "step 3 (t2 = sparse_coo_tensor t0 t1 [10])")) << cpp;
+  Program ok = parse("t0 = arange [1,2] i64\nt1 = rand [2] f32 7\n"
+                     "t2 = sparse_coo_tensor t0 t1 [10]\n");
+  EXPECT_FALSE(contains(emit(EmitLang::kPython, ok), "stopping before"));
+}
+
 TEST(Emit, SemanticsIds) {
   EXPECT_EQ(semantics_id(OpId::kClone, "values", true), "R3");
   EXPECT_EQ(semantics_id(OpId::kLazyClone, "values", false), "C6");

@@ -13,6 +13,17 @@ bool list_contains(std::string_view list, std::string_view item) {
   }
   return false;
 }
+
+/// True when `a` or `b` contains one of the '|'-separated `alternatives`.
+bool either_contains(std::string_view alternatives, const std::string& a, const std::string& b) {
+  while (true) {
+    const size_t bar = alternatives.find('|');
+    const std::string_view one = alternatives.substr(0, bar);
+    if (a.find(one) != std::string::npos || b.find(one) != std::string::npos) return true;
+    if (bar == std::string_view::npos) return false;
+    alternatives.remove_prefix(bar + 1);
+  }
+}
 }  // namespace
 
 bool KnownDivergence::applies_to(std::string_view version) const {
@@ -192,6 +203,13 @@ const std::vector<KnownDivergence>& known_divergences() {
        "these errors (sc_labelled in "
        "python_backend.py) so that this entry matches them alone",
        "PyTorch 1.13 has no meta torch.sparse_"},
+      {"pytorch-sparse-coo-indices-converted", "*", "sparse_coo_tensor", "error",
+       "Python's torch.sparse_coo_tensor converts indices of any other dtype to int64 "
+       "(tensor_new.cpp: internal_new_from_data with kLong, a copy: the sparse tensor then "
+       "shares no storage with them, and float indices are truncated), where LibTorch's "
+       "at::sparse_coo_tensor, as the reference, raises for indices that are not int64: a "
+       "difference of the two front ends, not of ATen",
+       "indices must be an int64 tensor|expected scalar type Long"},
       {"pytorch-from-blob-numpy-empty", "*", "from_blob", "data_null",
        "the PyTorch spelling of from_blob wraps a numpy array (torch.from_numpy): numpy "
        "allocates a non-null data pointer even for 0 elements, where the reference and "
@@ -211,9 +229,7 @@ const KnownDivergence* match_known_divergence(std::string_view op, const std::st
     if (is_pytorch_entry(k) && !with_pytorch) continue;
     if (k.op != "*" && !list_contains(k.op, op)) continue;
     if (!list_contains(k.field, field)) continue;
-    if (!k.contains.empty() && a.find(k.contains) == std::string::npos &&
-        b.find(k.contains) == std::string::npos)
-      continue;
+    if (!k.contains.empty() && !either_contains(k.contains, a, b)) continue;
     return &k;
   }
   return nullptr;

@@ -25,7 +25,8 @@ struct KnownDivergence {
   std::string_view op;     ///< the op at the diverging step: a name, a comma-separated list, or "*"
   std::string_view field;  ///< the differing field(s), comma-separated ("rank,sizes")
   std::string_view reason;
-  /// A substring one side of the mismatch must contain ("" : any).
+  /// A substring one side of the mismatch must contain ("" : any); '|'
+  /// separates alternatives (each backend words its error its own way).
   std::string_view contains = "";
   bool applies_to(std::string_view torch_version) const;
 };
