@@ -2075,8 +2075,9 @@ class Builder {
 //   Case 9) drop (a sparse or any variable), sweep, memo_stats (F3).
 // GenConfig::sparse_conversions off leaves out Cases 7, 8, sweep and
 // memo_stats (the cross-ref's sparse programs).
-// With probability invalid_per_mille/1000 a step is deliberately refused:
-// a strided op (add) on a sparse variable (unsupported_layout).
+// With probability invalid_per_mille/1000 a step is deliberately invalid:
+// a strided op (add) on a sparse variable (unsupported_layout), or Case 3
+// with a flaw that sparse_coo_tensor's checks reject (coo_from_parts).
 class SparseBuilder {
  public:
   explicit SparseBuilder(const GenConfig& cfg) : cfg_(cfg) {}
@@ -2084,7 +2085,10 @@ class SparseBuilder {
   void step(const StepChoice& c) {
     Picker pk(c);
     const int per_mille = std::max(0, std::min(cfg_.invalid_per_mille, 1000));
-    if (per_mille > 0 && c.invalid >= 1000 - per_mille && refuse(c)) return;
+    if (per_mille > 0 && c.invalid >= 1000 - per_mille) {
+      Picker bad(c);
+      if (c.invalid % 2 == 0 ? coo_from_parts(c, bad, /*flawed=*/true) : refuse(c)) return;
+    }
     // Scenario weights out of 32 (Cases 0..9); see the test
     // SparseConfig.SparseScenariosAreFrequentIn16StepPrograms.
     static constexpr int kWeights[kCases] = {3, 4, 4, 2, 5, 2, 3, 6, 1, 2};
@@ -2212,23 +2216,42 @@ class SparseBuilder {
     return true;
   }
   // Case 3)
-  bool coo_from_parts(const StepChoice& c, Picker& pk) {
-    const int64_t sparse_dim = pk.in(1, 2), dense = pk.below(2), nnz = pk.in(0, 5);
-    const int64_t how = pk.below(3);  // 0 rand (duplicates, unsorted), 1 arange (sorted), 2 nnz 0
-    const int64_t n = how == 2 ? 0 : nnz;
-    Step i = start(how == 2 ? OpId::kZeros : how == 0 ? OpId::kRand : OpId::kArange);
-    i.args[0] = Arg::ints({sparse_dim, n});
-    i.args[1] = Arg::dtype_arg(DTypeArg::kI64);
+  // A flawed one (Case 3's invalid steps; kFlaws kinds, each an error of
+  // LibTorch's check_invariants or of its argument checks): 0) a sparse
+  // size below the largest index, 1) a negative index, 2) one sparse size
+  // too many, 3) values with one row more than indices, 4) a dense size
+  // that differs from the values', 5) 1-d indices, 6) i32 indices. Its
+  // result is not tracked (the step fails).
+  static constexpr int64_t kFlaws = 7;
+  bool coo_from_parts(const StepChoice& c, Picker& pk, bool flawed = false) {
+    const int64_t sparse_dim = pk.in(1, 2), nnz = pk.in(0, 5);
+    int64_t dense = pk.below(2);
+    int64_t how = pk.below(3);  // 0 rand (duplicates, unsorted), 1 arange (sorted), 2 nnz 0
+    const int64_t flaw = flawed ? pk.below(kFlaws) : -1;
+    if (flaw >= 0) how = 1;  // arange: row 0 is 0..n-1
+    if (flaw == 4) dense = 1;
+    const int64_t n = how == 2 ? 0 : flaw >= 0 ? std::max<int64_t>(nnz, 2) : nnz;
+    Step i = start(flaw == 1 ? OpId::kFull : how == 2 ? OpId::kZeros : how == 0 ? OpId::kRand : OpId::kArange);
+    i.args[0] = flaw == 5 ? Arg::ints({sparse_dim * n}) : Arg::ints({sparse_dim, n});
+    const DTypeArg index_dtype = flaw == 6 ? DTypeArg::kI32 : DTypeArg::kI64;
+    if (flaw == 1) {
+      i.args[1] = Arg::scalar_arg(ScalarLit::integer(-1));
+      i.args[2] = Arg::dtype_arg(index_dtype);
+    } else {
+      i.args[1] = Arg::dtype_arg(index_dtype);
+    }
     if (how == 0) i.args[2] = Arg::integer(c.seed);
     IntList sizes;
     // rand's i64 values are < 10; arange's largest is sparse_dim * n - 1 < 10.
     for (int64_t d = 0; d < sparse_dim; ++d) storcheck::detail::push(sizes, pk.in(10, 12));
+    if (flaw == 0) sizes.v[0] = 1;
+    if (flaw == 2) storcheck::detail::push(sizes, 10);
     const VarId iv = push(i, Kind::kDense, i.args[0].list);
-    IntList vsizes{n};
+    IntList vsizes{flaw == 3 ? n + 1 : n};
     if (dense) {
       const int64_t ds = pk.in(1, 3);
       storcheck::detail::push(vsizes, ds);
-      storcheck::detail::push(sizes, ds);
+      storcheck::detail::push(sizes, flaw == 4 ? ds + 1 : ds);
     }
     Step v = start(OpId::kRand);
     v.args[0] = Arg::ints(vsizes);
@@ -2239,6 +2262,10 @@ class SparseBuilder {
     s.args[0] = Arg::variable(iv);
     s.args[1] = Arg::variable(vv);
     s.args[2] = Arg::ints(sizes);
+    if (flaw >= 0) {
+      p_.steps.push_back(s);
+      return true;
+    }
     push(s, Kind::kSparse, sizes, SparseLayoutTag::kCoo, n < 2);  // 1.13: coalesced iff nnz < 2
     return true;
   }

@@ -866,6 +866,36 @@ TEST(FakeConfig, InvalidSetStepsTakeAnotherDtypeOrAnotherKind) {
   EXPECT_GE(kind, 10);
 }
 
+// Case 3's invalid steps (SparseBuilder::coo_from_parts): each flaw fails
+// one of sparse_coo_tensor's checks, while the valid steps build.
+TEST(SparseConfig, FlawedSparseCooTensorStepsFailEachCheck) {
+  GenConfig cfg = sparse_config();
+  rc::Gen<std::vector<StepChoice>> choices =
+      rc::gen::container<std::vector<StepChoice>>(16, gen_step_choice(cfg));
+  std::unique_ptr<Backend> ref = make_reference_backend();
+  std::map<ErrorKind, int> kinds;
+  for (int k = 0; k < 3000; ++k) {
+    Program p = build_program(sample(choices, 11100 + k, 100), cfg);
+    replay_steps(ref.get(), p, [&](size_t, const Step& s, auto&& run) {
+      if (s.op == OpId::kSparseCooTensor) ++kinds[run().kind];
+    });
+  }
+  std::printf("sparse_coo_tensor in 3000 sparse programs: %d built, %d index_out_of_range, "
+              "%d shape_mismatch, %d invalid_argument\n",
+              kinds[ErrorKind::kNone], kinds[ErrorKind::kIndexOutOfRange],
+              kinds[ErrorKind::kShapeMismatch], kinds[ErrorKind::kInvalidArgument]);
+  EXPECT_GE(kinds[ErrorKind::kNone], 1000);
+  EXPECT_GE(kinds[ErrorKind::kIndexOutOfRange], 10);  // flaws 0 and 1
+  EXPECT_GE(kinds[ErrorKind::kShapeMismatch], 15);    // flaws 2, 3 and 4
+  EXPECT_GE(kinds[ErrorKind::kInvalidArgument], 10);  // flaws 5 and 6
+  int other = 0;
+  for (const auto& [kind, n] : kinds)
+    if (kind != ErrorKind::kNone && kind != ErrorKind::kIndexOutOfRange &&
+        kind != ErrorKind::kShapeMismatch && kind != ErrorKind::kInvalidArgument)
+      other += n;
+  EXPECT_EQ(other, 0);
+}
+
 TEST(ProgramGen, DefaultShareMakesSomeButFewStepsInvalid) {
   GenConfig cfg;
   rc::Gen<std::vector<StepChoice>> choices =
