@@ -269,7 +269,7 @@ bool is_checked_view(OpId op) {
 
 /// PyTorch refuses in-place writes when a dim of size > 1 has stride 0,
 /// except to a tensor of no elements (TensorIterator checks no overlap
-/// there: `mul_` of sizes [2, 3, 0] and strides [1, 0, 1] runs in 1.13).
+/// there: `mul_` of sizes [2, 3, 0, 4] and strides [1, 0, 1, 0] runs in 1.13).
 bool has_write_overlap(const ModelTensor& t) {
   if (numel(t.sizes) == 0) return false;
   for (int k = 0; k < t.sizes.size(); ++k)
@@ -2231,7 +2231,10 @@ class SparseBuilder {
     if (flaw >= 0) how = 1;  // arange: row 0 is 0..n-1
     if (flaw == 4) dense = 1;
     const int64_t n = how == 2 ? 0 : flaw >= 0 ? std::max<int64_t>(nnz, 2) : nnz;
-    Step i = start(flaw == 1 ? OpId::kFull : how == 2 ? OpId::kZeros : how == 0 ? OpId::kRand : OpId::kArange);
+    Step i = start(flaw == 1  ? OpId::kFull
+                   : how == 2 ? OpId::kZeros
+                   : how == 0 ? OpId::kRand
+                              : OpId::kArange);
     i.args[0] = flaw == 5 ? Arg::ints({sparse_dim * n}) : Arg::ints({sparse_dim, n});
     const DTypeArg index_dtype = flaw == 6 ? DTypeArg::kI32 : DTypeArg::kI64;
     if (flaw == 1) {
