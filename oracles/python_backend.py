@@ -41,6 +41,9 @@ class ScRun:
         self.max_reads = max_reads  # Limits::max_step_reads
         self.memo_step = False
         self.converted = []  # (real, conversion) weak references, per conversion step
+        # Fakes a `fake` step got back from FakeTensorConverter's memo (weak
+        # references): Note [Fakes a memo hit keeps alive].
+        self.memo_hits = []
 
 
 RUN = None
@@ -523,6 +526,8 @@ def sc_step(op, cat, code, out, ins, alloc, out_itemsize, a=0, b=0, c=0, d=0):
             if out:
                 R.v[out] = r
                 if op in ("fake", "meta"):
+                    if op == "fake" and any(f() is r for _, f in R.converted):
+                        R.memo_hits.append(weakref.ref(r))
                     R.converted.append((weakref.ref(ts[0]), weakref.ref(r)))
                     if R.planted is not None:
                         R.planted.append(ts[0])
@@ -560,11 +565,24 @@ def sc_leaks(R):
         problems.append(f"{len(kept)} converted real tensors alive with no variable holding them")
     # A memo maps a live real tensor to its conversion (F2), so a conversion may
     # outlive its variables while its real tensor lives; never after.
-    orphans = [f() for r, f in R.converted
-               if r() is None and f() is not None and id(f()) not in bound]
-    if orphans:
-        problems.append(f"{len(orphans)} fake/meta tensors alive after their real tensor died, "
-                        "with no variable holding them")
+    # Note [Fakes a memo hit keeps alive]
+    # PyTorch 1.13's FakeTensorConverter._get_memo calls out._fix_weakref() on
+    # every memo hit, and a fake it has been called on outlives every reference
+    # (100 of 100 fakes converted twice stay alive after gc.collect(), with no
+    # referrer and an empty memo; converted once, none does; MetaConverter's
+    # memo hits leak nothing): an upstream F3 leak, reported apart so that the
+    # known divergence pytorch-fake-memo-hit-leaks-1.13 names it alone.
+    orphans, hit = {}, {id(w()) for w in R.memo_hits if w() is not None}
+    for r, f in R.converted:
+        if r() is None and f() is not None and id(f()) not in bound:
+            orphans[id(f())] = id(f()) in hit
+    if any(not h for h in orphans.values()):
+        problems.append(f"{sum(not h for h in orphans.values())} fake/meta tensors alive after "
+                        "their real tensor died, with no variable holding them")
+    if any(orphans.values()):
+        problems.append(f"{sum(orphans.values())} fake tensors alive after their real tensor "
+                        "died, with no variable holding them, each returned again by "
+                        "FakeTensorConverter's memo (_get_memo's _fix_weakref)")
     return "; ".join(problems)
 
 
