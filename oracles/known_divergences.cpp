@@ -208,9 +208,10 @@ const std::vector<KnownDivergence>& known_divergences() {
        "of every memo hit (converting a live real tensor again), and such a fake outlives "
        "every reference: after gc.collect() it is alive with no referrer, its real tensor dead "
        "and the memo empty (100 of 100 in a loop; converted once, none is; MetaConverter's "
-       "memo leaks nothing). SEMANTICS F3's memo is weak and never leaks, as the reference's "
-       "is; the PyTorch backend reports these fakes apart (Note [Fakes a memo hit keeps "
-       "alive] in python_backend.py)",
+       "memo leaks nothing). Fixed upstream in 2.0 (pytorch/pytorch#90823, 'Fix _fix_weakref "
+       "memory leak'). SEMANTICS F3's memo is weak and never leaks, as the reference's is; "
+       "the PyTorch backend reports these fakes apart (Note [Fakes a memo hit keeps alive] in "
+       "python_backend.py)",
        "returned again by FakeTensorConverter's memo"},
       {"pytorch-sparse-coo-indices-converted", "*", "sparse_coo_tensor", "error",
        "Python's torch.sparse_coo_tensor converts indices of any other dtype to int64 "

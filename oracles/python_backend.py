@@ -570,8 +570,9 @@ def sc_leaks(R):
     # every memo hit, and a fake it has been called on outlives every reference
     # (100 of 100 fakes converted twice stay alive after gc.collect(), with no
     # referrer and an empty memo; converted once, none does; MetaConverter's
-    # memo hits leak nothing): an upstream F3 leak, reported apart so that the
-    # known divergence pytorch-fake-memo-hit-leaks-1.13 names it alone.
+    # memo hits leak nothing): an upstream F3 leak (fixed in 2.0 by
+    # pytorch/pytorch#90823), reported apart so that the known divergence
+    # pytorch-fake-memo-hit-leaks-1.13 names it alone.
     orphans, hit = {}, {id(w()) for w in R.memo_hits if w() is not None}
     for r, f in R.converted:
         if r() is None and f() is not None and id(f()) not in bound:
