@@ -2085,10 +2085,9 @@ class SparseBuilder {
   void step(const StepChoice& c) {
     Picker pk(c);
     const int per_mille = std::max(0, std::min(cfg_.invalid_per_mille, 1000));
-    if (per_mille > 0 && c.invalid >= 1000 - per_mille) {
-      Picker bad(c);
-      if (c.invalid % 2 == 0 ? coo_from_parts(c, bad, /*flawed=*/true) : refuse(c)) return;
-    }
+    if (per_mille > 0 && c.invalid >= 1000 - per_mille &&
+        (c.invalid % 2 == 0 ? coo_from_parts(c, pk, /*flawed=*/true) : refuse(c)))
+      return;
     // Scenario weights out of 32 (Cases 0..9); see the test
     // SparseConfig.SparseScenariosAreFrequentIn16StepPrograms.
     static constexpr int kWeights[kCases] = {3, 4, 4, 2, 5, 2, 3, 6, 1, 2};
