@@ -160,6 +160,18 @@ constexpr OpExample kExamples[] = {
     {"sparse_coo_tensor",
      "t0 = arange [4,4] f32\nt1 = to_sparse_coo t0 2\nt2 = indices t1\nt3 = values t1\n"
      "t4 = sparse_coo_tensor t2 t3 [4,4]"},
+    {"sparse_csr_tensor",
+     "t0 = arange [5] i64\nt1 = arange [4] i64\nt2 = rand [4] f32 1\n"
+     "t3 = sparse_csr_tensor t0 t1 t2 [4,4]"},
+    {"sparse_csc_tensor",
+     "t0 = arange [5] i64\nt1 = arange [4] i64\nt2 = rand [4] f32 1\n"
+     "t3 = sparse_csc_tensor t0 t1 t2 [4,4]"},
+    {"sparse_bsr_tensor",
+     "t0 = arange [3] i64\nt1 = arange [2] i64\nt2 = rand [2,2,2] f32 1\n"
+     "t3 = sparse_bsr_tensor t0 t1 t2 [4,4]"},
+    {"sparse_bsc_tensor",
+     "t0 = arange [3] i64\nt1 = arange [2] i64\nt2 = rand [2,2,2] f32 1\n"
+     "t3 = sparse_bsc_tensor t0 t1 t2 [4,4]"},
     {"indices", "t0 = arange [4,4] f32\nt1 = to_sparse_coo t0 2\nt2 = indices t1"},
     {"values", "t0 = arange [4,4] f32\nt1 = to_sparse_coo t0 2\nt2 = values t1"},
     {"crow_indices", "t0 = arange [4,4] f32\nt1 = to_sparse_csr t0\nt2 = crow_indices t1"},

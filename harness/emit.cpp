@@ -801,6 +801,15 @@ std::string Emitter::run() {
                 "repro` runs the reference");
         return assemble();
       }
+      if (s.nargs > 2 && s.args[2].kind == ArgKind::kVar) {
+        const VarObs& values = before.vars[static_cast<size_t>(s.args[2].var)];
+        if (compressed_dims_overflow(s, in.rank, values.sizes.data(), values.rank)) {
+          stop(k, "LibTorch's number of compressed rows (columns) + 1 overflows int64 for these "
+                  "sizes (undefined behaviour, S8): storcheck's LibTorch backend refuses to run "
+                  "it; `storcheck repro` runs the reference");
+          return assemble();
+        }
+      }
       // Case 8) of Note [Steps the PyTorch backend refuses] (python_backend.py):
       // PyTorch 1.13's Python reads strides as SymInts everywhere.
       bool py_unreadable = false;

@@ -618,6 +618,32 @@ int64_t SparseTensorImpl::batch_dim() const {
   return compressed_indices ? compressed_indices->rank() - 1 : rank() - 2 - dense_dim;
 }
 
+// Note [Compressed parts are the inputs]
+// 1.13's sparse_{csr,csc,bsr,bsc}_tensor keeps the tensors it is given as
+// its parts (SparseCsrTensorImpl::set_member_tensors: no shallow copy, where
+// sparse_coo_tensor's parts are aliases of their own), and derives
+// dense_dim (values.dim() - batch_dim - block_dim - 1, batch_dim from the
+// compressed indices' rank) and nnz (the plain indices' last size) from
+// them on every call; the sizes stay. An in-place metadata change of an
+// input (unsqueeze_, resize_, set_, ...) changes the sparse tensor's parts
+// and what it reports: dense_dim -1 after unsqueeze_ of a CSR tensor's
+// 1-d compressed indices (checked in PyTorch 1.13). The reference shares
+// the inputs' TensorImpls and computes the same; the kernels then see parts
+// that fail the construction checks (S8, Note [Sparse indices written
+// through an accessor] in oracles/torch_backend.cpp).
+int64_t SparseTensorImpl::current_dense_dim() const {
+  if (!is_compressed_layout(layout) || !values || !compressed_indices) return dense_dim;
+  return values->rank() - (compressed_indices->rank() - 1) - (is_blocked_layout(layout) ? 2 : 0) -
+         1;
+}
+
+std::array<int64_t, 2> SparseTensorImpl::current_blocksize() const {
+  if (!is_blocked_layout(layout) || !values) return {1, 1};
+  const int64_t at = rank() - 2 - current_dense_dim() + 1;
+  if (at < 0 || at + 1 >= values->rank()) return {0, 0};
+  return {values->size(static_cast<int>(at)), values->size(static_cast<int>(at + 1))};
+}
+
 // --- Strided -> sparse ---------------------------------------------------------
 
 Result<SparseTensor> to_sparse_coo(Context& ctx, const Tensor& t, int64_t sparse_dim) {
@@ -911,11 +937,17 @@ Result<SparseTensor> sparse_compressed_tensor(Context& ctx, const Tensor& compre
   const int64_t nrows = sizes[batch_ndim] / bs[0], ncols = sizes[batch_ndim + 1] / bs[1];
   const bool by_row = row_compressed(layout);
   const int64_t cdim = by_row ? nrows : ncols, pdim = by_row ? ncols : nrows;
-  if (ci->size(batch_ndim) != cdim + 1)
+  // 1.13 adds the 1 in int64: for cdim 2^63 - 1 (sizes of INT64_MAX) that
+  // overflows, which the LibTorch backend refuses (S8,
+  // compressed_dims_overflow in oracles/layout_policy.h); the reference says
+  // 2^63, which no size equals.
+  if (cdim == std::numeric_limits<int64_t>::max() || ci->size(batch_ndim) != cdim + 1)
     return err(ErrorKind::kShapeMismatch,
                pre + cname + ".shape[-1] must be equal to the number of " +
-                   (by_row ? "rows" : "columns") + " + 1 (=" + to_string(cdim + 1) + "), but got " +
-                   to_string(ci->size(batch_ndim)));
+                   (by_row ? "rows" : "columns") + " + 1 (=" +
+                   (cdim == std::numeric_limits<int64_t>::max() ? std::string("9223372036854775808")
+                                                                 : to_string(cdim + 1)) +
+                   "), but got " + to_string(ci->size(batch_ndim)));
   const int64_t nnz = values->numel() > 0 ? values->size(batch_ndim) : 0;
   if (pi->size(batch_ndim) != nnz)
     return err(ErrorKind::kShapeMismatch,
@@ -966,6 +998,14 @@ Result<SparseTensor> sparse_compressed_tensor(Context& ctx, const Tensor& compre
       }
     }
   }
+  // The sparse tensor's numel, unsigned, when 1.13 sets its sizes after the
+  // checks (as sparse_coo_tensor: [3, -4] with nnz 0 overflows, [0, -4]
+  // does not).
+  uint64_t n = 1;
+  bool overflow = false;
+  for (int64_t x : sizes) overflow |= __builtin_mul_overflow(n, static_cast<uint64_t>(x), &n);
+  if (overflow || n > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+    return err(ErrorKind::kStorageSizeOverflow, pre + "numel: integer multiplication overflow");
   (void)ctx;  // aliases its inputs: allocates nothing
   auto s = std::make_shared<SparseTensorImpl>();
   s->layout = layout;

@@ -72,6 +72,17 @@ struct SparseTensorImpl {
   int64_t nnz() const;
   /// Compressed layouts: leading dims before the two sparse dims; COO: 0.
   int64_t batch_dim() const;
+  /// dense_dim as 1.13 reports it: COO's is fixed; a compressed tensor
+  /// computes it from its parts (values' rank - batch_dim - block dims - 1),
+  /// which sparse_{csr,...}_tensor keeps as the input tensors themselves, so
+  /// an in-place metadata change of one (unsqueeze_ of the compressed
+  /// indices) changes it (Note [Compressed parts are the inputs] in sparse.cpp).
+  int64_t current_dense_dim() const;
+  /// BSR/BSC: the values' two sizes after rank - 2 - current_dense_dim()
+  /// batch dims and nnz, {0, 0} when the values have no such dims (after a
+  /// part's metadata changed); {1, 1} for the other layouts. What every
+  /// backend observes as the blocksize.
+  std::array<int64_t, 2> current_blocksize() const;
 };
 using SparseTensor = std::shared_ptr<SparseTensorImpl>;
 

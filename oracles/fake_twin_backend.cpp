@@ -26,13 +26,15 @@
 //   reported through take_invariant_finding().
 // Sparse variables have twins too: sparse tensors whose parts are fake.
 // - The steps whose result's nnz comes from the data (to_sparse_*,
-//   sparse_coo_tensor, coalesce of an uncoalesced input) are, for the
+//   sparse_coo_tensor, sparse_{csr,csc,bsr,bsc}_tensor, coalesce of an
+//   uncoalesced input) are, for the
 //   twin, what factories are: PyTorch's FakeTensorMode cannot run them
 //   (a data-dependent output shape). The step's outcome is the real run's,
 //   and its result's twin keeps the metadata and nnz, with each part
-//   fake: over the fake storage of a variable whose real tensor shares the
-//   part's storage (sparse_coo_tensor keeps its inputs, S3), else
-//   converted (F1, F2).
+//   fake: the twin of the variable whose real tensor is the part (the
+//   compressed constructors keep their inputs themselves), else over the
+//   fake storage of a variable whose real tensor shares the part's storage
+//   (sparse_coo_tensor aliases its inputs, S3), else converted (F1, F2).
 // - Every other step runs on the twins: the accessors give fake views of
 //   the fake parts (aliasing, versions: S2, S3), coalesce of a coalesced
 //   input returns it, to_dense gives a fake tensor of eager's geometry
@@ -118,9 +120,12 @@ class FakeTwinBackend final : public Backend {
       return real;
     }
     Error fake = fakes_->run_step(s);  // the meta rules
-    if (s.op == OpId::kToDense && real.kind == ErrorKind::kUndefinedBehavior &&
-        fake.kind == ErrorKind::kNone) {  // indices checked on data (Note [Fake twin])
-      fakes_->rebind(s.out, nullptr);
+    // Indices checked on data (Note [Fake twin]), and parts whose shapes
+    // fail the construction checks after an in-place change (Note
+    // [Compressed parts are the inputs] in impl/sparse.cpp): the twin's meta
+    // to_dense checks neither and may raise later's error (hybrid) instead.
+    if (s.op == OpId::kToDense && real.kind == ErrorKind::kUndefinedBehavior) {
+      if (fake.kind == ErrorKind::kNone) fakes_->rebind(s.out, nullptr);
       return real;
     }
     if (fallback) compare_fallback(s, fakes, *fallback, fake);
@@ -179,6 +184,14 @@ class FakeTwinBackend final : public Backend {
   /// whose real tensor shares the part's storage (sparse_coo_tensor keeps
   /// its inputs as parts, S3), else its conversion (F1, F2).
   Result<Tensor> twin_part(const Tensor& part) {
+    // sparse_{csr,...}_tensor keeps its input tensors themselves (Note
+    // [Compressed parts are the inputs] in impl/sparse.cpp): the twin keeps
+    // the inputs' twins, which the same in-place steps change.
+    for (VarId v = 0; v < num_vars_; ++v) {
+      const Tensor* rt = real_->reference_tensor(v);
+      const Tensor* ft = fakes_->reference_tensor(v);
+      if (rt && ft && *rt && *ft && rt->get() == part.get()) return *ft;
+    }
     for (VarId v = 0; v < num_vars_; ++v) {
       const Tensor* rt = real_->reference_tensor(v);
       const Tensor* ft = fakes_->reference_tensor(v);

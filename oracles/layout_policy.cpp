@@ -1,6 +1,7 @@
 #include "oracles/layout_policy.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,8 @@ namespace {
 // SEMANTICS F4), real or meta/fake. Before a step runs, every backend asks
 // check_layouts; the first case that refuses is the step's error:
 //   Case 1) Sparse constructors (to_sparse_coo/csr/csc/bsr/bsc,
-//      sparse_coo_tensor) take real strided tensors only: LibTorch 1.13's
+//      sparse_coo_tensor, sparse_csr/csc/bsr/bsc_tensor) take real strided
+//      tensors only: LibTorch 1.13's
 //      conversions between sparse layouts and its sparse kernels on the
 //      meta device are not modelled (kUnsupportedLayout).
 //   Case 2) to_sparse_bsr/bsc take a blocksize of exactly two entries
@@ -45,8 +47,8 @@ namespace {
 //   Case 6) Every other op takes strided tensors only (kUnsupportedLayout).
 //   Case 7) cuda and cpu take real strided tensors only (kUnsupportedLayout:
 //      moving meta, fake and sparse tensors between devices is not
-//      modelled), and sparse_coo_tensor takes indices and values on one
-//      device (kDeviceMismatch; LibTorch's message varies by version).
+//      modelled), and sparse_coo_tensor and sparse_csr/csc/bsr/bsc_tensor
+//      take their parts on one device (kDeviceMismatch; LibTorch's message varies by version).
 //   Case 8) view_dtype takes i32, i64 and u8 tensors to i32, i64 or u8 only
 //      (kUnsupportedLayout, the operand policy's one kind): reinterpreted
 //      float bits would be compared exactly where float values have a
@@ -114,6 +116,23 @@ bool coo_dims_overflow(const Step& s, const int64_t* indices_sizes, int indices_
   return __builtin_add_overflow(indices_sizes[0], dense_dim, &sum);
 }
 
+bool compressed_dims_overflow(const Step& s, int compressed_rank, const int64_t* values_sizes,
+                              int values_rank) {
+  if (!is_compressed_from_parts(s.op) || compressed_rank < 1) return false;
+  const bool by_row = s.op == OpId::kSparseCsrTensor || s.op == OpId::kSparseBsrTensor;
+  const bool blocked = s.op == OpId::kSparseBsrTensor || s.op == OpId::kSparseBscTensor;
+  const int at = compressed_rank - 1 + (by_row ? 0 : 1);  // batch dims, then rows, columns
+  const IntList& sizes = s.args[3].list;
+  if (at >= sizes.size()) return false;  // LibTorch raises on the dimensionality first
+  int64_t block = 1;
+  if (blocked) {
+    const int b = compressed_rank + (by_row ? 0 : 1);  // values: batch, nnz, block rows, block cols
+    if (b >= values_rank) return false;  // raises on the values' dimensionality first
+    block = std::max<int64_t>(1, values_sizes[b]);
+  }
+  return sizes[at] / block == std::numeric_limits<int64_t>::max();
+}
+
 bool copies_symint_pointer_stride(const Step& s, const int64_t* strides, int rank) {
   if (s.op == OpId::kTranspose) {
     auto wrap = [&](int64_t d) { return d < 0 ? d + rank : d; };
@@ -133,7 +152,11 @@ bool builds_sparse_from_strided(OpId op) {
     case OpId::kToSparseCsc:
     case OpId::kToSparseBsr:
     case OpId::kToSparseBsc:
-    case OpId::kSparseCooTensor: return true;
+    case OpId::kSparseCooTensor:
+    case OpId::kSparseCsrTensor:
+    case OpId::kSparseCscTensor:
+    case OpId::kSparseBsrTensor:
+    case OpId::kSparseBscTensor: return true;
     default: return false;
   }
 }
@@ -181,12 +204,17 @@ Error check_layouts(const Step& s, const std::array<OperandLayout, kMaxArgs>& in
         break;
     }
   }
-  if (s.op == OpId::kSparseCooTensor && in[0].device != in[1].device) {  // Case 7)
-    auto name = [](Device d) { return d == Device::kCuda ? "cuda" : "cpu"; };
+  auto name = [](Device d) { return d == Device::kCuda ? "cuda" : "cpu"; };
+  if (s.op == OpId::kSparseCooTensor && in[0].device != in[1].device)  // Case 7)
     return make_error(ErrorKind::kDeviceMismatch,
                       std::string("sparse_coo_tensor: indices on ") + name(in[0].device) +
                           " and values on " + name(in[1].device) + "; they must be on one device");
-  }
+  if (is_compressed_from_parts(s.op) &&
+      (in[0].device != in[2].device || in[1].device != in[2].device))
+    return make_error(ErrorKind::kDeviceMismatch,
+                      std::string(s.info().name) + ": compressed indices on " + name(in[0].device) +
+                          ", plain indices on " + name(in[1].device) + " and values on " +
+                          name(in[2].device) + "; they must be on one device");
   if (s.op == OpId::kViewDtype) {  // Case 8)
     const DType to = to_dtype(s.args[1].dtype);
     if (!is_integral(in[0].dtype) || !is_integral(to))

@@ -31,7 +31,8 @@ struct OperandLayout {
 };
 
 /// Case 1) of Note [Layout policy]: the ops that build a sparse tensor from
-/// real strided tensors (to_sparse_*, sparse_coo_tensor). The nnz of their
+/// real strided tensors (to_sparse_*, sparse_coo_tensor,
+/// sparse_{csr,csc,bsr,bsc}_tensor). The nnz of their
 /// result comes from the data (the fake twin treats them as factories).
 bool builds_sparse_from_strided(OpId op);
 
@@ -58,6 +59,17 @@ bool blocked_tiling_overflows(const Step& s, const int64_t* sizes, int rank);
 /// backend refuses them (case 7).
 bool coo_dims_overflow(const Step& s, const int64_t* indices_sizes, int indices_rank,
                        int values_rank);
+
+/// S8 before sparse_{csr,csc,bsr,bsc}_tensor(compressed, plain, values,
+/// sizes): LibTorch 1.13 compares the compressed indices' last size with
+/// the number of compressed rows (columns) + 1, computed in int64, which
+/// overflows when that number is 2^63 - 1 (a size of INT64_MAX, blocksize
+/// 1; PyTorch 1.13 then reports "+ 1 (=0)"). Over-approximates: such sizes
+/// are refused even where an earlier check would raise. False for other
+/// ops. The LibTorch backend refuses these steps, the emitted reproducers
+/// stop at them, and the PyTorch backend refuses them (case 7).
+bool compressed_dims_overflow(const Step& s, int compressed_rank, const int64_t* values_sizes,
+                              int values_rank);
 
 /// S8 before clone or transpose of a tensor of strides `strides[0..rank)` on
 /// LibTorch 1.13: true when the op copies the strides as c10::SymInt

@@ -179,6 +179,73 @@ TEST(LayoutPolicy, SparseCooDimsSumOverflowIsFlagged) {
   EXPECT_FALSE(coo_dims_overflow(r.program.steps.front(), huge, 2, 2));  // another op
 }
 
+// Cases 1) and 7) for sparse_{csr,csc,bsr,bsc}_tensor: real strided parts on
+// one device.
+TEST(LayoutPolicy, CompressedFromPartsTakesRealStridedPartsOnOneDevice) {
+  const OperandLayout cuda{Layout::kStrided, false, Device::kCuda};
+  for (const char* op : {"sparse_csr_tensor", "sparse_csc_tensor", "sparse_bsr_tensor",
+                         "sparse_bsc_tensor"}) {
+    const std::string text =
+        std::string("t0 = arange [3] i64\nt1 = zeros [2] i64\nt2 = ones [2,1,1] f32\nt3 = ") +
+        op + " t0 t1 t2 [2,2]\n";
+    EXPECT_EQ(check_last(text.c_str(), {kStrided, kStrided, kStrided}).kind, ErrorKind::kNone)
+        << op;
+    EXPECT_EQ(check_last(text.c_str(), {cuda, cuda, cuda}).kind, ErrorKind::kNone) << op;
+    EXPECT_EQ(check_last(text.c_str(), {kStrided, kMetaStrided, kStrided}).kind,
+              ErrorKind::kUnsupportedLayout)
+        << op;
+    EXPECT_EQ(check_last(text.c_str(), {kStrided, kStrided, kCoo}).kind,
+              ErrorKind::kUnsupportedLayout)
+        << op;
+    Error mixed = check_last(text.c_str(), {kStrided, kStrided, cuda});
+    EXPECT_EQ(mixed.kind, ErrorKind::kDeviceMismatch) << op;
+    EXPECT_EQ(mixed.message, std::string(op) +
+                                 ": compressed indices on cpu, plain indices on cpu and values on "
+                                 "cuda; they must be on one device");
+    EXPECT_EQ(check_last(text.c_str(), {cuda, kStrided, cuda}).kind, ErrorKind::kDeviceMismatch)
+        << op;
+    EXPECT_TRUE(builds_sparse_from_strided(parse_program(text).program.steps.back().op)) << op;
+  }
+}
+
+// compressed_dims_overflow: a compressed dim of INT64_MAX rows (columns) of
+// blocks, found after the compressed indices' batch dims.
+TEST(LayoutPolicy, CompressedDimsOverflowIsFlagged) {
+  auto step = [](const std::string& op, const std::string& sizes) {
+    ParseResult r = parse_program("t0 = arange [3] i64\nt1 = " + op + " t0 t0 t0 " + sizes + "\n");
+    EXPECT_TRUE(r.ok()) << r.error.to_string();
+    return r.program.steps.back();
+  };
+  const std::string max = "9223372036854775807";
+  const int64_t v1[] = {2}, blocks11[] = {2, 1, 1}, blocks31[] = {2, 3, 1}, blocks13[] = {2, 1, 3};
+  EXPECT_TRUE(compressed_dims_overflow(step("sparse_csr_tensor", "[" + max + ",4]"), 1, v1, 1));
+  EXPECT_FALSE(compressed_dims_overflow(step("sparse_csr_tensor", "[4," + max + "]"), 1, v1, 1));
+  EXPECT_TRUE(compressed_dims_overflow(step("sparse_csc_tensor", "[4," + max + "]"), 1, v1, 1));
+  EXPECT_FALSE(compressed_dims_overflow(step("sparse_csc_tensor", "[" + max + ",4]"), 1, v1, 1));
+  // Batch dims: compressed indices of rank 2 put the rows at sizes[1].
+  EXPECT_TRUE(compressed_dims_overflow(step("sparse_csr_tensor", "[2," + max + ",4]"), 2, v1, 1));
+  EXPECT_FALSE(compressed_dims_overflow(step("sparse_csr_tensor", "[" + max + ",4,4]"), 2, v1, 1));
+  // Blocks: INT64_MAX / 3 rows of blocks do not overflow; blocks of 1 do.
+  EXPECT_TRUE(
+      compressed_dims_overflow(step("sparse_bsr_tensor", "[" + max + ",4]"), 1, blocks11, 3));
+  EXPECT_FALSE(
+      compressed_dims_overflow(step("sparse_bsr_tensor", "[" + max + ",4]"), 1, blocks31, 3));
+  EXPECT_TRUE(
+      compressed_dims_overflow(step("sparse_bsr_tensor", "[" + max + ",4]"), 1, blocks13, 3));
+  EXPECT_FALSE(
+      compressed_dims_overflow(step("sparse_bsc_tensor", "[4," + max + "]"), 1, blocks13, 3));
+  EXPECT_TRUE(
+      compressed_dims_overflow(step("sparse_bsc_tensor", "[4," + max + "]"), 1, blocks31, 3));
+  // LibTorch raises first: values without block dims, too few sizes, 0-d
+  // compressed indices; and another op.
+  EXPECT_FALSE(compressed_dims_overflow(step("sparse_bsr_tensor", "[" + max + ",4]"), 1, v1, 1));
+  EXPECT_FALSE(compressed_dims_overflow(step("sparse_csc_tensor", "[" + max + "]"), 1, v1, 1));
+  EXPECT_FALSE(compressed_dims_overflow(step("sparse_csr_tensor", "[" + max + ",4]"), 0, v1, 1));
+  ParseResult coo = parse_program("t0 = zeros [2] i64\nt1 = sparse_coo_tensor t0 t0 [1]\n");
+  const int64_t huge[] = {INT64_MAX};
+  EXPECT_FALSE(compressed_dims_overflow(coo.program.steps.back(), 1, huge, 1));
+}
+
 // Case 8: view_dtype takes i32, i64 and u8 operands to i32, i64 or u8 only,
 // real or meta, with one message naming both dtypes.
 TEST(LayoutPolicy, ViewDtypeTakesIntegralDtypesOnlyCase8) {

@@ -6,6 +6,7 @@
 #include "oracles/python_backend.h"
 
 #include <algorithm>
+#include <limits>
 #include <array>
 #include <mutex>
 #include <string_view>
@@ -269,6 +270,15 @@ class PythonBackend final : public Backend {
     if (inplace_numel_overflows(step)) {
       refusal_ = "case 1: as_strided_ to sizes whose numel overflows after a size-0 dim; "
                  "PyTorch sets them before it raises (S10)";
+      return Error{};
+    }
+    // Case 7: compressed_dims_overflow (oracles/layout_policy.h) needs the
+    // parts' ranks; a size of INT64_MAX is refused whatever they are.
+    if (is_compressed_from_parts(step.op) &&
+        std::find(step.args[3].list.begin(), step.args[3].list.end(),
+                  std::numeric_limits<int64_t>::max()) != step.args[3].list.end()) {
+      refusal_ = "case 7: a sparse compressed tensor of a size INT64_MAX, whose number of "
+                 "compressed rows (columns) + 1 may overflow int64 in PyTorch (S8)";
       return Error{};
     }
     if (negative_sizes(step)) {

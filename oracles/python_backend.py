@@ -183,8 +183,10 @@ def sc_overlapping(t):  # two indices may reach one element
 #    does (undefined behaviour in C++; split_arithmetic_overflows and
 #    slice_arithmetic_overflows in impl/ops.h); sparse_coo_tensor whose
 #    sparse_dim + dense_dim overflows (coo_dims_overflow in
-#    oracles/layout_policy.h); view_dtype to a smaller item whose stride,
-#    size or offset scaling does (view_dtype_arithmetic_overflows);
+#    oracles/layout_policy.h), and sparse_{csr,csc,bsr,bsc}_tensor of a size
+#    INT64_MAX (compressed_dims_overflow; checked in C++); view_dtype to a
+#    smaller item whose stride, size or offset scaling does
+#    (view_dtype_arithmetic_overflows);
 # 8) any step but drop on a tensor with a stride below -2**62 (a numel-0
 #    tensor's wrapped contiguous stride): PyTorch 1.13's Python reads strides
 #    as SymInts and dereferences such a value as a symbolic int's pointer;
@@ -591,10 +593,15 @@ def sc_sparse_obs(t):
     """F4 metadata: (layout, sparse_dim, dense_dim, nnz, coalesced, blocksize, index dtype)."""
     parts = sc_parts(t)
     blocksize = (1, 1)
+    # Note [Compressed parts are the inputs] (impl/sparse.cpp): the parts may have
+    # changed shape in place; read nnz and the blocksize as the reference does.
     if t.layout in (torch.sparse_bsr, torch.sparse_bsc):
-        batch = t.dim() - 2 - t.dense_dim()
-        blocksize = (parts[-1].shape[batch + 1], parts[-1].shape[batch + 2])
-    return (SC_LAYOUT_INDEX[t.layout], t.sparse_dim(), t.dense_dim(), t._nnz(),
+        at = t.dim() - 2 - t.dense_dim() + 1
+        v = parts[-1]
+        blocksize = (0, 0) if at < 0 or at + 1 >= v.dim() else (v.shape[at], v.shape[at + 1])
+    nnz = t._nnz() if t.layout == torch.sparse_coo else \
+        (parts[1].shape[-1] if parts[1].dim() else 0)
+    return (SC_LAYOUT_INDEX[t.layout], t.sparse_dim(), t.dense_dim(), nnz,
             t.layout == torch.sparse_coo and t.is_coalesced(), blocksize, SC_DTYPE_INDEX[parts[0].dtype])
 
 
@@ -604,6 +611,8 @@ def sc_sparse_values(t):
     to_dense (PyTorch 1.13 has none for hybrid compressed tensors)."""
     if sc_is_meta(t) or sc_undersized(t) or sc_indices_invalid(t) \
             or t.numel() * t.element_size() > RUN.max_tensor:
+        return None
+    if min(t.shape, default=0) < 0:  # sparse_csr_tensor of sizes [0, -4]: to_dense raises
         return None
     try:
         return t.to_dense().contiguous().numpy().tobytes() if t.numel() else b""

@@ -37,6 +37,16 @@ Layout to_layout(SparseLayout l) {
   return Layout::kStrided;
 }
 
+/// The layout sparse_{csr,csc,bsr,bsc}_tensor builds.
+SparseLayout layout_from_parts(OpId op) {
+  switch (op) {
+    case OpId::kSparseCsrTensor: return SparseLayout::kCsr;
+    case OpId::kSparseCscTensor: return SparseLayout::kCsc;
+    case OpId::kSparseBsrTensor: return SparseLayout::kBsr;
+    default: return SparseLayout::kBsc;
+  }
+}
+
 /// Note [Sparse indices written through an accessor] (torch_backend.cpp):
 /// 1.13's construction checks, run again on the parts (they allocate nothing).
 Status check_sparse_indices(std::string_view op, const SparseTensor& s) {
@@ -320,6 +330,10 @@ class ReferenceBackend final : public Backend {
       case OpId::kToSparseBsc: return bind_sparse(to_sparse_bsc(ctx_, var(0), blocksize(1)));
       case OpId::kSparseCooTensor:
         return bind_sparse(sparse_coo_tensor(ctx_, var(0), var(1), span(a[2].list)));
+      case OpId::kSparseCsrTensor: case OpId::kSparseCscTensor:
+      case OpId::kSparseBsrTensor: case OpId::kSparseBscTensor:
+        return bind_sparse(sparse_compressed_tensor(ctx_, var(0), var(1), var(2),
+                                                    span(a[3].list), layout_from_parts(s.op)));
       case OpId::kCoalesce:  // a coalesced tensor is returned itself: nothing is read
         if (Status st = sp(0)->coalesced ? Status() : check_parts_fit_then_indices("coalesce", sp(0));
             !st.ok())
@@ -428,10 +442,10 @@ class ReferenceBackend final : public Backend {
       v->device = observed(sp->values->device());
       v->fake = has_meta_parts(sp) && sp->values->fake;
       v->sparse_dim = sp->sparse_dim;
-      v->dense_dim = sp->dense_dim;
+      v->dense_dim = sp->current_dense_dim();  // Note [Compressed parts are the inputs]
       v->nnz = sp->nnz();
       v->coalesced = sp->layout == SparseLayout::kCoo && sp->coalesced;
-      v->blocksize = sp->blocksize;
+      v->blocksize = sp->current_blocksize();
       v->index_dtype = sp->index_dtype;
       v->identity_class = identity_.find_or_insert(sp.get(), self);
       last_data_[k] = nullptr;
@@ -557,7 +571,9 @@ class ReferenceBackend final : public Backend {
         return Tensor{};
       case OpId::kToSparseCoo: case OpId::kToSparseCsr: case OpId::kToSparseCsc:
       case OpId::kToSparseBsr: case OpId::kToSparseBsc: case OpId::kToDense:
-      case OpId::kCoalesce: case OpId::kSparseCooTensor: case OpId::kIndices:
+      case OpId::kCoalesce: case OpId::kSparseCooTensor: case OpId::kSparseCsrTensor:
+      case OpId::kSparseCscTensor: case OpId::kSparseBsrTensor: case OpId::kSparseBscTensor:
+      case OpId::kIndices:
       case OpId::kValues: case OpId::kCrowIndices: case OpId::kColIndices:
       case OpId::kCcolIndices: case OpId::kRowIndices:
         break;  // run_sparse

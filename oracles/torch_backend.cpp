@@ -2262,6 +2262,10 @@ Error TorchBackend::run(const Step& s) {
     case OpId::kToDense:
     case OpId::kCoalesce:
     case OpId::kSparseCooTensor:
+    case OpId::kSparseCsrTensor:
+    case OpId::kSparseCscTensor:
+    case OpId::kSparseBsrTensor:
+    case OpId::kSparseBscTensor:
     case OpId::kIndices:
     case OpId::kValues:
     case OpId::kCrowIndices:
@@ -2417,6 +2421,37 @@ Error TorchBackend::run_sparse(const Step& s) {
       }
       bind(s, at::sparse_coo_tensor(t, var(s, 1), to_ref(s.args[2].list)));
       return ok();
+    case OpId::kSparseCsrTensor:
+    case OpId::kSparseCscTensor:
+    case OpId::kSparseBsrTensor:
+    case OpId::kSparseBscTensor: {
+      // 1.13 reads both index parts (the index invariants) when the plain
+      // indices hold an element, never the values: S8 on the indices, as
+      // the reference.
+      const at::Tensor& plain = var(s, 1);
+      const at::Tensor& values = var(s, 2);
+      if (plain.numel() > 0) {
+        if (Error e = check_fits(op, t, "the compressed indices"); e.kind != ErrorKind::kNone)
+          return e;
+        if (Error e = check_fits(op, plain, "the plain indices"); e.kind != ErrorKind::kNone)
+          return e;
+      }
+      if (compressed_dims_overflow(s, static_cast<int>(t.dim()), values.sizes().data(),
+                                   static_cast<int>(values.dim()))) {
+        refuse_undefined(std::string(op) + ": LibTorch " + torch_version() +
+                         " adds 1 to the number of compressed rows (columns) in int64, which "
+                         "overflows for these sizes (signed overflow: undefined behaviour, S8): "
+                         "not run");
+        return ok();
+      }
+      const at::Layout layout = s.op == OpId::kSparseCsrTensor   ? at::kSparseCsr
+                                : s.op == OpId::kSparseCscTensor ? at::kSparseCsc
+                                : s.op == OpId::kSparseBsrTensor ? at::kSparseBsr
+                                                                 : at::kSparseBsc;
+      bind(s, at::sparse_compressed_tensor(t, plain, values, to_ref(s.args[3].list),
+                                           values.options().layout(layout)));
+      return ok();
+    }
     case OpId::kToDense:
     case OpId::kCoalesce: {
       if (s.op == OpId::kCoalesce && t.is_coalesced()) {  // returns itself, reads nothing
@@ -2469,15 +2504,22 @@ void TorchBackend::observe_sparse(const at::Tensor& t, size_t v, bool refresh, V
   last_data_[v] = nullptr;
   o->sparse_dim = t.sparse_dim();
   o->dense_dim = t.dense_dim();
-  o->nnz = t._nnz();
-  o->coalesced = t.layout() == at::kSparse && t.is_coalesced();
   const std::vector<at::Tensor> parts = sparse_parts(t);
+  // Note [Compressed parts are the inputs] (impl/sparse.cpp): a compressed
+  // tensor's parts may have changed shape in place since it was built; 1.13's
+  // _nnz() (plain_indices.size(-1)) would throw for 0-d plain indices, the
+  // blocksize's dims may be gone: read them as the reference does.
+  const bool compressed = t.layout() != at::kSparse;
+  o->nnz = !compressed ? t._nnz() : parts[1].dim() > 0 ? parts[1].size(-1) : 0;
+  o->coalesced = t.layout() == at::kSparse && t.is_coalesced();
   o->index_dtype = from_torch(parts[0].scalar_type());
   o->blocksize = {1, 1};
   if (t.layout() == at::kSparseBsr || t.layout() == at::kSparseBsc) {
     const at::Tensor& values = parts.back();
-    const int64_t batch = t.dim() - 2 - t.dense_dim();
-    o->blocksize = {values.size(batch + 1), values.size(batch + 2)};
+    const int64_t at = t.dim() - 2 - t.dense_dim() + 1;
+    o->blocksize = at < 0 || at + 1 >= values.dim()
+                       ? std::array<int64_t, 2>{0, 0}
+                       : std::array<int64_t, 2>{values.size(at), values.size(at + 1)};
   }
   if (!refresh) return;
   o->values.clear();

@@ -144,6 +144,30 @@ constexpr TorchErrorRule kTorchErrorRules[] = {
     {"size is inconsistent with indices", ErrorKind::kIndexOutOfRange},
     {"indices and values must have same nnz", ErrorKind::kShapeMismatch},
     {"values has incorrect size", ErrorKind::kShapeMismatch},
+    // sparse_{csr,csc,bsr,bsc}_tensor(compressed, plain, values, sizes): the
+    // checks of 1.13's _validate_sparse_compressed_tensor_args (impl/sparse.cpp
+    // sparse_compressed_tensor, same kinds). A plain index out of range
+    // ("`0 <= col_indices < ncols` is not satisfied.") before the other
+    // invariants' rows.
+    {"to be a strided and contiguous tensor", ErrorKind::kInvalidArgument},
+    {"must have dimensionality >= 1 but got", ErrorKind::kShapeMismatch},
+    {"dimensionalities must be equal but got", ErrorKind::kShapeMismatch},
+    {"values must have dimensionality > sum of batch and block", ErrorKind::kShapeMismatch},
+    // 1.13 spells it "dimensionalites".
+    {"tensor dimensionality must be sum of batch, base, and dense", ErrorKind::kShapeMismatch},
+    {"must be equal to tensor batch dimensions", ErrorKind::kShapeMismatch},
+    {"as defined by values shape", ErrorKind::kShapeMismatch},
+    {".shape[-1] must be equal to the number of", ErrorKind::kShapeMismatch},
+    {".shape[-1] must be equal to nnz", ErrorKind::kShapeMismatch},
+    // 1.13: "... must have the same dtype, bot got Int and Long, respectively".
+    {"_indices must have the same dtype", ErrorKind::kInvalidArgument},
+    {"dtype must be Int or Long, but got", ErrorKind::kInvalidArgument},
+    {" < ncols` is not satisfied", ErrorKind::kIndexOutOfRange},
+    {" < nrows` is not satisfied", ErrorKind::kIndexOutOfRange},
+    {"` is not satisfied", ErrorKind::kInvalidArgument},
+    // to_dense of a compressed tensor with dense dims (sparse_csr_tensor of
+    // values [nnz, d]): 1.13 densifies no hybrid compressed tensor.
+    {"Hybrid tensors are not supported", ErrorKind::kInvalidArgument},
     // indices()/values() of an uncoalesced COO tensor.
     {"Cannot get indices on an uncoalesced tensor", ErrorKind::kInvalidArgument},
     {"Cannot get values on an uncoalesced tensor", ErrorKind::kInvalidArgument},

@@ -71,6 +71,12 @@ bool find_op(std::string_view name, OpId* out);
 /// torch.add / torch.mul with out= (add_out, mul_out): Note [out=] in
 /// impl/ops.cpp; out (args[0]) may be resized to the input's sizes.
 inline bool is_scalar_out(OpId op) { return op == OpId::kAddOut || op == OpId::kMulOut; }
+/// sparse_{csr,csc,bsr,bsc}_tensor(compressed, plain, values, sizes): a
+/// compressed sparse tensor from its parts (impl/sparse.h).
+inline bool is_compressed_from_parts(OpId op) {
+  return op == OpId::kSparseCsrTensor || op == OpId::kSparseCscTensor ||
+         op == OpId::kSparseBsrTensor || op == OpId::kSparseBscTensor;
+}
 
 /// The dtypes of the language, in the order of their tokens.
 enum class DTypeArg : uint8_t { kF32, kF64, kI32, kI64, kU8, kBool };

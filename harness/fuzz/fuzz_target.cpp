@@ -42,7 +42,8 @@ const std::vector<FuzzTarget>& fuzz_targets() {
       {"fake_fuzzer",
        "every op: the COW area plus meta and fake conversion, to_meta, fake_from_meta, sweep, "
        "memo_stats, every op on meta and fake tensors, and sparse variables: to_sparse_*, "
-       "sparse_coo_tensor, to_dense, coalesce, the accessors and their conversions (F1-F9); "
+       "sparse_coo_tensor, sparse_{csr,csc,bsr,bsc}_tensor, to_dense, coalesce, the accessors "
+       "and their conversions (F1-F9); "
        "not the device ops (cuda, cpu), which need a GPU",
        all_ops() & ~device_ops()},
       {"program_parser_fuzzer",
