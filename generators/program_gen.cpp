@@ -2064,7 +2064,9 @@ class Builder {
 //   Case 3) sparse_coo_tensor from generated i64 indices: `rand` (values in
 //      [0, 10): unsorted, duplicates) or `arange` (sorted, unique) over
 //      sparse sizes >= 10 that hold them, or a [sparse_dim, 0] `zeros` (nnz
-//      0); values `rand` with 0 or 1 dense dims (hybrid);
+//      0); values `rand` with 0 or 1 dense dims (hybrid); or, half of the
+//      time, sparse_{csr,csc,bsr,bsc}_tensor from generated parts
+//      (compressed_from_parts);
 //   Case 4) an accessor of a sparse variable (the one its layout has:
 //      values, indices of coalesced COO, crow/col_indices, ccol/row_indices);
 //   Case 5) a write through a values() part (fill_, add_, mul_; S3, S2);
@@ -2077,7 +2079,8 @@ class Builder {
 // memo_stats (the cross-ref's sparse programs).
 // With probability invalid_per_mille/1000 a step is deliberately invalid:
 // a strided op (add) on a sparse variable (unsupported_layout), or Case 3
-// with a flaw that sparse_coo_tensor's checks reject (coo_from_parts).
+// with a flaw that sparse_coo_tensor's checks reject (coo_from_parts) or
+// one that sparse_{csr,...}_tensor's reject (compressed_from_parts).
 class SparseBuilder {
  public:
   explicit SparseBuilder(const GenConfig& cfg) : cfg_(cfg) {}
@@ -2086,7 +2089,9 @@ class SparseBuilder {
     Picker pk(c);
     const int per_mille = std::max(0, std::min(cfg_.invalid_per_mille, 1000));
     if (per_mille > 0 && c.invalid >= 1000 - per_mille &&
-        (c.invalid % 2 == 0 ? coo_from_parts(c, pk, /*flawed=*/true) : refuse(c)))
+        (c.invalid % 2 == 0 ? (c.invalid % 4 == 0 ? coo_from_parts(c, pk, /*flawed=*/true)
+                                                  : compressed_from_parts(c, pk, /*flawed=*/true))
+                            : refuse(c)))
       return;
     // Scenario weights out of 32 (Cases 0..9); see the test
     // SparseConfig.SparseScenariosAreFrequentIn16StepPrograms.
@@ -2137,7 +2142,7 @@ class SparseBuilder {
       case 0: return dense_factory(c, pk);
       case 1: return to_coo(pk);
       case 2: return to_compressed(pk);
-      case 3: return coo_from_parts(c, pk);
+      case 3: return pk.one_in(2) ? compressed_from_parts(c, pk) : coo_from_parts(c, pk);
       case 4: return accessor(pk);
       case 5: return write_part(pk);
       case 6: return dense_or_coalesce(pk);
@@ -2269,6 +2274,113 @@ class SparseBuilder {
       return true;
     }
     push(s, Kind::kSparse, sizes, SparseLayoutTag::kCoo, n < 2);  // 1.13: coalesced iff nnz < 2
+    return true;
+  }
+  // Case 3) for the compressed layouts: sparse_{csr,csc,bsr,bsc}_tensor of
+  // `ncomp` compressed rows (columns) of blocks, `per` elements each (0, 1
+  // or 2): compressed indices `zeros`, `arange` or `arange` then `mul_ 2`;
+  // plain indices `arange` (sorted, distinct within each row), or `zeros`
+  // or `rand` (values in [0, 10), nplain >= 10) with one per row; i64 or
+  // i32; blocks of 1..3 x 1..3 for BSR/BSC; values `rand` with one dense
+  // dim sometimes (hybrid). A flawed one (kCompressedFlaws kinds, each a
+  // check of 1.13's _validate_sparse_compressed_tensor_args): 0) one
+  // compressed row (block) too many in the sizes, 1) a plain index equal to
+  // the plain size, 2) i32 compressed and i64 plain indices, 3) f32
+  // indices, 4) compressed indices starting at 1, 5) two equal plain
+  // indices in a row, 6) plain indices that are a strided slice (not
+  // contiguous), 7) values with one element more than the plain indices,
+  // 8) a size too many (3-d sizes of a 2-d tensor). Its result is not
+  // tracked.
+  static constexpr int64_t kCompressedFlaws = 9;
+  bool compressed_from_parts(const StepChoice& c, Picker& pk, bool flawed = false) {
+    static constexpr OpId kOps[] = {OpId::kSparseCsrTensor, OpId::kSparseCscTensor,
+                                    OpId::kSparseBsrTensor, OpId::kSparseBscTensor};
+    static constexpr SparseLayoutTag kTags[] = {SparseLayoutTag::kCsr, SparseLayoutTag::kCsc,
+                                                SparseLayoutTag::kBsr, SparseLayoutTag::kBsc};
+    const int64_t k = pk.below(4);
+    const bool by_row = k % 2 == 0, blocked = k >= 2;
+    const int64_t flaw = flawed ? pk.below(kCompressedFlaws) : -1;
+    const int64_t ncomp = pk.in(1, 4);
+    int64_t per = pk.below(3);
+    if (flaw == 1 || flaw == 4 || flaw == 7) per = std::max<int64_t>(per, 1);
+    if (flaw == 5 || flaw == 6) per = 2;
+    const int64_t nnz = ncomp * per;
+    int64_t plain_how = per <= 1 ? pk.below(3) : 0;  // 0 arange, 1 zeros, 2 rand
+    if (flaw >= 0) plain_how = flaw == 5 ? 1 : 0;
+    const int64_t nplain = plain_how == 2 ? pk.in(10, 11) : std::max<int64_t>(nnz, pk.in(1, 4));
+    const DTypeArg idt = flaw == 3      ? DTypeArg::kF32
+                         : pk.one_in(3) ? DTypeArg::kI32
+                                        : DTypeArg::kI64;
+    const int64_t b0 = blocked ? pk.in(1, 3) : 1, b1 = blocked ? pk.in(1, 3) : 1;
+    const bool hybrid = !blocked && pk.one_in(4);
+    // Compressed indices: [0, per, 2 per, ..., nnz].
+    Step ci = start(per == 0 ? OpId::kZeros : OpId::kArange);
+    ci.args[0] = Arg::ints({ncomp + 1});
+    ci.args[1] = Arg::dtype_arg(flaw == 2 ? DTypeArg::kI32 : idt);
+    const VarId cv = push(ci, Kind::kDense, ci.args[0].list);
+    if (per == 2 || flaw == 4) {
+      Step w = start(per == 2 ? OpId::kMul_ : OpId::kAdd_);
+      w.args[0] = Arg::variable(cv);
+      w.args[1] = Arg::scalar_arg(ScalarLit::integer(per == 2 ? 2 : 1));
+      p_.steps.push_back(w);
+      if (per == 2 && flaw == 4) {  // then starting at 1
+        Step w1 = w;
+        w1.op = OpId::kAdd_;
+        w1.args[1] = Arg::scalar_arg(ScalarLit::integer(1));
+        p_.steps.push_back(w1);
+      }
+    }
+    // Plain indices.
+    Step pi = start(flaw == 1 ? OpId::kFull
+                    : plain_how == 1 ? OpId::kZeros
+                    : plain_how == 2 ? OpId::kRand
+                                     : OpId::kArange);
+    pi.args[0] = Arg::ints({flaw == 6 ? 2 * nnz : nnz});
+    if (flaw == 1) {
+      pi.args[1] = Arg::scalar_arg(ScalarLit::integer(nplain));
+      pi.args[2] = Arg::dtype_arg(idt);
+    } else {
+      pi.args[1] = Arg::dtype_arg(flaw == 2 ? DTypeArg::kI64 : idt);
+      if (plain_how == 2) pi.args[2] = Arg::integer(c.seed);
+    }
+    VarId pv = push(pi, Kind::kDense, pi.args[0].list);
+    if (flaw == 6) {
+      Step sl = start(OpId::kSlice);
+      sl.args[0] = Arg::variable(pv);
+      sl.args[1] = Arg::integer(0);
+      sl.args[2] = Arg::integer(0);
+      sl.args[3] = Arg::integer(2 * nnz);
+      sl.args[4] = Arg::integer(2);
+      pv = push(sl, Kind::kDense, {nnz});
+    }
+    // Values: [nnz] (+ a dense dim), or [nnz, b0, b1] blocks.
+    IntList vsizes{flaw == 7 ? nnz + 1 : nnz};
+    if (blocked) {
+      storcheck::detail::push(vsizes, b0);
+      storcheck::detail::push(vsizes, b1);
+    }
+    const int64_t dense = hybrid ? pk.in(1, 3) : 0;
+    if (hybrid) storcheck::detail::push(vsizes, dense);
+    Step v = start(OpId::kRand);
+    v.args[0] = Arg::ints(vsizes);
+    v.args[1] = Arg::dtype_arg(DTypeArg::kF32);
+    v.args[2] = Arg::integer(c.seed + 1);
+    const VarId vv = push(v, Kind::kDense, vsizes);
+    const int64_t rows = by_row ? ncomp + (flaw == 0) : nplain,
+                  cols = by_row ? nplain : ncomp + (flaw == 0);
+    IntList sizes{rows * b0, cols * b1};
+    if (hybrid) storcheck::detail::push(sizes, dense);
+    if (flaw == 8) storcheck::detail::push(sizes, 2);
+    Step s = start(kOps[k]);
+    s.args[0] = Arg::variable(cv);
+    s.args[1] = Arg::variable(pv);
+    s.args[2] = Arg::variable(vv);
+    s.args[3] = Arg::ints(sizes);
+    if (flaw >= 0) {
+      p_.steps.push_back(s);
+      return true;
+    }
+    push(s, Kind::kSparse, sizes, kTags[k]);
     return true;
   }
   // Case 4)

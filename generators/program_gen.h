@@ -83,7 +83,8 @@ struct GenConfig {
   /// Draw programs over sparse variables of every layout instead (Note
   /// [Sparse programs] in program_gen.cpp): dense factories, to_sparse_*,
   /// sparse_coo_tensor from generated indices (unsorted, duplicates, nnz 0,
-  /// hybrid), accessors and writes through them, to_dense, coalesce,
+  /// hybrid), sparse_{csr,csc,bsr,bsc}_tensor from generated parts,
+  /// accessors and writes through them, to_dense, coalesce,
   /// fake/meta/to_meta, drops and sweeps; only when `ops` holds
   /// to_sparse_coo. Overrides the other focuses.
   bool sparse_focus = false;

@@ -896,6 +896,58 @@ TEST(SparseConfig, FlawedSparseCooTensorStepsFailEachCheck) {
   EXPECT_EQ(other, 0);
 }
 
+// Case 3's compressed steps (SparseBuilder::compressed_from_parts): the
+// valid ones build, and each of the nine flaws fails its own check of
+// _validate_sparse_compressed_tensor_args (one message each), nothing else.
+TEST(SparseConfig, FlawedCompressedTensorStepsFailEachCheck) {
+  GenConfig cfg = sparse_config();
+  rc::Gen<std::vector<StepChoice>> choices =
+      rc::gen::container<std::vector<StepChoice>>(16, gen_step_choice(cfg));
+  std::unique_ptr<Backend> ref = make_reference_backend();
+  static const char* const kChecks[] = {
+      ".shape[-1] must be equal to the number of",  // 0) a compressed row too many
+      "s` is not satisfied (",                      // 1) a plain index out of range
+      "must have the same dtype",                   // 2) i32 and i64 indices
+      "dtype must be Int or Long",                  // 3) f32 indices
+      "[..., 0] == 0` is not satisfied",            // 4) starting at 1
+      "are sorted and distinct",                    // 5) equal plain indices in a row
+      "to be a strided and contiguous tensor",      // 6) a strided slice
+      ".shape[-1] must be equal to nnz",            // 7) one value too many
+      "tensor dimensionality must be sum",          // 8) a size too many
+  };
+  std::array<int, 9> flaws{};
+  std::map<OpId, int> built;
+  std::vector<std::string> other;
+  for (int k = 0; k < 3000; ++k) {
+    Program p = build_program(sample(choices, 21100 + k, 100), cfg);
+    replay_steps(ref.get(), p, [&](size_t j, const Step& s, auto&& run) {
+      if (!is_compressed_from_parts(s.op)) return;
+      const Error e = run();
+      if (e.kind == ErrorKind::kNone) {
+        ++built[s.op];
+        return;
+      }
+      for (size_t f = 0; f < flaws.size(); ++f)
+        if (e.message.find(kChecks[f]) != std::string::npos) {
+          ++flaws[f];
+          return;
+        }
+      other.push_back(print_program(p) + "step " + std::to_string(j + 1) + ": " + e.message);
+    });
+  }
+  std::printf("sparse_{csr,csc,bsr,bsc}_tensor in 3000 sparse programs: built %d %d %d %d; "
+              "flaws",
+              built[OpId::kSparseCsrTensor], built[OpId::kSparseCscTensor],
+              built[OpId::kSparseBsrTensor], built[OpId::kSparseBscTensor]);
+  for (int n : flaws) std::printf(" %d", n);
+  std::printf("\n");
+  for (OpId op : {OpId::kSparseCsrTensor, OpId::kSparseCscTensor, OpId::kSparseBsrTensor,
+                  OpId::kSparseBscTensor})
+    EXPECT_GE(built[op], 100) << op_info(op).name;
+  for (size_t f = 0; f < flaws.size(); ++f) EXPECT_GE(flaws[f], 3) << "flaw " << f;
+  EXPECT_TRUE(other.empty()) << other.size() << " other failures; the first:\n" << other.front();
+}
+
 TEST(ProgramGen, DefaultShareMakesSomeButFewStepsInvalid) {
   GenConfig cfg;
   rc::Gen<std::vector<StepChoice>> choices =
