@@ -400,7 +400,23 @@ struct FakeHook {
     FirstIndex fresh;                           ///< meta storage -> 1 when first seen now
     std::vector<uint8_t> classes;               ///< memo: bit 1 identity, bit 2 alias
     std::vector<const Storage*> named;          ///< memo: storages live entries name, sorted
+    std::vector<const TensorImpl*> parts;       ///< memo: parts of live sparse variables
+    std::vector<const TensorImpl*> impls;       ///< memo: live variables' tensors, sorted
   };
+
+  /// The parts of the live real sparse variables, distinct, sorted.
+  void parts_held_by_sparse(const Observation& after, std::vector<const TensorImpl*>* out) const {
+    out->clear();
+    for (VarId v = 0; v < static_cast<VarId>(after.vars.size()); ++v) {
+      if (!after.vars[static_cast<size_t>(v)].live) continue;
+      if (const SparseTensor* sp = reference->reference_sparse(v))
+        for (const Tensor* part : {&(*sp)->indices, &(*sp)->compressed_indices,
+                                   &(*sp)->plain_indices, &(*sp)->values})
+          if (*part) out->push_back(part->get());
+    }
+    std::sort(out->begin(), out->end());
+    out->erase(std::unique(out->begin(), out->end()), out->end());
+  }
   std::shared_ptr<Scratch> scratch = std::make_shared<Scratch>();
 
   bool operator()(const Program& p, size_t k, const Observation&, const Observation& after,
@@ -483,6 +499,23 @@ struct FakeHook {
       storages += (sa & 2) == 0;
       sa |= 2;
     }
+    // A live sparse variable's parts are alive through it: the compressed
+    // constructors keep their inputs themselves (Note [Compressed parts are
+    // the inputs] in impl/sparse.cpp), so a dropped input converted earlier
+    // keeps its entry (found by fake_fuzzer).
+    std::vector<const TensorImpl*>& parts = sc.parts;
+    parts_held_by_sparse(after, &parts);
+    std::vector<const TensorImpl*>& impls = sc.impls;
+    impls.clear();
+    for (VarId v = 0; v < static_cast<VarId>(after.vars.size()); ++v) {
+      const Tensor* t = reference->reference_tensor(v);
+      if (after.vars[static_cast<size_t>(v)].live && t && !(*t)->is_meta())
+        impls.push_back(t->get());
+    }
+    std::sort(impls.begin(), impls.end());
+    for (const TensorImpl* part : parts)
+      tensors += !std::binary_search(impls.begin(), impls.end(), part) &&
+                 conv->converted_storage(part) != nullptr;
     MemoStats s = conv->stats();
     if (s.tensors != tensors)
       return fail(why, "F3: the memo holds " + std::to_string(s.tensors) + " tensor entries for " +
@@ -503,6 +536,8 @@ struct FakeHook {
       if (!after.vars[static_cast<size_t>(v)].live || !t || (*t)->is_meta()) continue;
       if (const Storage* from = conv->converted_storage(t->get())) named.push_back(from);
     }
+    for (const TensorImpl* part : parts)
+      if (const Storage* from = conv->converted_storage(part)) named.push_back(from);
     std::sort(named.begin(), named.end());
     named.erase(std::unique(named.begin(), named.end()), named.end());
     int64_t alive = 0, held = 0;  // the map's keys are distinct storages
@@ -677,9 +712,14 @@ struct ConversionHook {
         bound_sparse.push_back(sp->get());
         // Its parts' storages are alive through it (found by the CI fuzz
         // smoke run: a fake of indices(), then drop of that variable).
+        // Its parts are too: the compressed constructors keep their inputs
+        // themselves (Note [Compressed parts are the inputs], impl/sparse.cpp).
         for (const Tensor* part : {&(*sp)->indices, &(*sp)->compressed_indices,
                                    &(*sp)->plain_indices, &(*sp)->values})
-          if (*part) bound_storages.push_back((*part)->storage.get());
+          if (*part) {
+            bound_storages.push_back((*part)->storage.get());
+            bound.push_back(part->get());
+          }
       }
       const Tensor* t = reference->reference_tensor(v);
       if (!t) continue;
