@@ -116,6 +116,26 @@ bool coo_dims_overflow(const Step& s, const int64_t* indices_sizes, int indices_
   return __builtin_add_overflow(indices_sizes[0], dense_dim, &sum);
 }
 
+bool copy_overlap_undetected(const Geometry& dst, const Geometry& src, bool same_tensor,
+                             bool same_dtype) {
+  if (same_tensor || (same_dtype && same_layout(dst, src))) return false;  // no pass
+  const MemOverlapStatus st = overlap_status(dst, src, /*same_storage=*/true, same_tensor);
+  const bool undetected = st == MemOverlapStatus::kTooHard ||
+                          (st == MemOverlapStatus::kFull && !(same_dtype && same_layout(dst, src)));
+  return undetected && elements_intersect(dst, src);
+}
+
+bool scalar_out_overlap_undetected(const Geometry& out, const Geometry& x,
+                                   const Geometry& resized_out, bool resize) {
+  const MemOverlapStatus os = overlap_status(out, x, /*same_storage=*/true, /*same_tensor=*/false);
+  const bool hazard = (os == MemOverlapStatus::kTooHard ||
+                       (os == MemOverlapStatus::kFull && !same_layout(out, x))) &&
+                      elements_intersect(out, x);
+  if (hazard) return true;
+  return resize && os != MemOverlapStatus::kPartial && elements_intersect(resized_out, x) &&
+         !same_layout(resized_out, x);
+}
+
 bool compressed_dims_overflow(const Step& s, int compressed_rank, const int64_t* values_sizes,
                               int values_rank) {
   if (!is_compressed_from_parts(s.op) || compressed_rank < 1) return false;

@@ -17,6 +17,7 @@
 #include <array>
 
 #include "impl/error.h"
+#include "impl/geometry.h"
 #include "oracles/observation.h"
 #include "program/ir.h"
 
@@ -59,6 +60,26 @@ bool blocked_tiling_overflows(const Step& s, const int64_t* sizes, int rank);
 /// backend refuses them (case 7).
 bool coo_dims_overflow(const Step& s, const int64_t* indices_sizes, int indices_rank,
                        int values_rank);
+
+/// S8 for copy_(dst, src) with dst and src over one storage: LibTorch
+/// copies the same elements (one tensor, or the same geometry and dtype)
+/// without a pass, and rejects a partial overlap; an overlap it does not
+/// detect (get_overlap_status kTooHard, or kFull with another geometry)
+/// whose elements do intersect makes the result depend on iteration order.
+/// The LibTorch backend refuses these steps, and so does the PyTorch
+/// backend (case 4); impl/ops.cpp's copy_ has the same rule.
+bool copy_overlap_undetected(const Geometry& dst, const Geometry& src, bool same_tensor,
+                             bool same_dtype);
+
+/// S8 for add_out/mul_out with out and the input x over one storage, not
+/// one tensor (Note [out=] rule 2 in impl/ops.cpp): an overlap LibTorch does
+/// not detect whose elements intersect, or, when out is resized
+/// (`resize`: x's sizes differ from out's), a new geometry `resized_out`
+/// (resized_out_geometry) that shares bytes with x in another layout,
+/// unless LibTorch rejects the partial overlap first. The LibTorch and
+/// PyTorch backends refuse these steps.
+bool scalar_out_overlap_undetected(const Geometry& out, const Geometry& x,
+                                   const Geometry& resized_out, bool resize);
 
 /// S8 before sparse_{csr,csc,bsr,bsc}_tensor(compressed, plain, values,
 /// sizes): LibTorch 1.13 compares the compressed indices' last size with

@@ -179,6 +179,36 @@ TEST(LayoutPolicy, SparseCooDimsSumOverflowIsFlagged) {
   EXPECT_FALSE(coo_dims_overflow(r.program.steps.front(), huge, 2, 2));  // another op
 }
 
+// The S8 rules for writes within one storage, shared by the LibTorch and
+// PyTorch backends: only an overlap LibTorch does not detect whose elements
+// intersect is undefined.
+TEST(OneStorageWrites, CopyIsUndefinedOnlyForAnUndetectedIntersectingOverlap) {
+  const Geometry row0 = Geometry::of({4}, {1}, 0, 4), row1 = Geometry::of({4}, {1}, 4, 4);
+  const Geometry col0 = Geometry::of({2}, {4}, 0, 4), col1 = Geometry::of({2}, {4}, 1, 4);
+  const Geometry head = Geometry::of({6}, {1}, 0, 4), tail = Geometry::of({6}, {1}, 2, 4);
+  EXPECT_TRUE(copy_overlap_undetected(row0, col0, false, true));   // kTooHard, element 0 shared
+  EXPECT_TRUE(copy_overlap_undetected(row1, col1, false, true));   // element 5
+  EXPECT_FALSE(copy_overlap_undetected(row1, col0, true, true));   // one tensor: no pass
+  EXPECT_FALSE(copy_overlap_undetected(row0, row1, false, true));  // disjoint
+  EXPECT_FALSE(copy_overlap_undetected(head, tail, false, true));  // kPartial: LibTorch raises
+  EXPECT_FALSE(copy_overlap_undetected(row0, row0, false, true));  // the same elements
+  EXPECT_TRUE(copy_overlap_undetected(row0, row0, false, false));  // ... of another dtype
+  const Geometry wide = Geometry::of({2, 4}, {4, 1}, 0, 4), t = Geometry::of({4, 2}, {1, 4}, 0, 4);
+  const Geometry col2 = Geometry::of({2}, {4}, 2, 4);
+  EXPECT_FALSE(copy_overlap_undetected(col0, col2, false, true));  // kTooHard, disjoint
+  // The same range in other strides: kPartial, LibTorch raises.
+  EXPECT_FALSE(copy_overlap_undetected(Geometry::of({4, 2}, {2, 1}, 0, 4), t, false, true));
+  // add_out/mul_out: the same, and a resized out over the input's bytes.
+  EXPECT_TRUE(scalar_out_overlap_undetected(row0, col0, row0, false));
+  EXPECT_FALSE(scalar_out_overlap_undetected(row1, row0, row1, false));
+  EXPECT_FALSE(scalar_out_overlap_undetected(head, tail, head, false));  // kPartial: raises
+  const Geometry empty_at_4 = Geometry::of({0}, {1}, 4, 4);
+  EXPECT_TRUE(scalar_out_overlap_undetected(empty_at_4, wide, Geometry::of({2, 4}, {4, 1}, 4, 4),
+                                            true));  // out grows over the input's second row
+  EXPECT_FALSE(scalar_out_overlap_undetected(Geometry::of({0}, {1}, 8, 4), wide,
+                                             Geometry::of({2, 4}, {4, 1}, 8, 4), true));
+}
+
 // Cases 1) and 7) for sparse_{csr,csc,bsr,bsc}_tensor: real strided parts on
 // one device.
 TEST(LayoutPolicy, CompressedFromPartsTakesRealStridedPartsOnOneDevice) {

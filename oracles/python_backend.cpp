@@ -6,8 +6,8 @@
 #include "oracles/python_backend.h"
 
 #include <algorithm>
-#include <limits>
 #include <array>
+#include <limits>
 #include <mutex>
 #include <string_view>
 
@@ -314,6 +314,10 @@ class PythonBackend final : public Backend {
       }
       if (Error e = check_layouts(step, layouts); e.kind != ErrorKind::kNone) return e;
     }
+    if (std::string why = one_storage_hazard(step, ins.get()); !why.empty()) {
+      refusal_ = std::move(why);
+      return Error{};
+    }
     Ref out(step.out != kNoVar ? PyUnicode_FromString(var_name(step.out).c_str())
                                : (Py_INCREF(Py_None), Py_None));
     // to's and view_dtype's result item size (case 1's estimate; case 7).
@@ -358,6 +362,53 @@ class PythonBackend final : public Backend {
   void observe(Observation* obs, const ObserveScope& scope = {}) override;
 
   std::string take_refusal() override { return std::exchange(refusal_, {}); }
+
+  /// Case 4 of Note [Steps the PyTorch backend refuses] for copy_, add_out
+  /// and mul_out whose two operands share one storage: the S8 rules the
+  /// LibTorch backend applies (copy_overlap_undetected,
+  /// scalar_out_overlap_undetected in oracles/layout_policy.h), on the
+  /// operands' geometries as PyTorch reports them; meta and fake tensors
+  /// too. Empty when the step may run.
+  std::string one_storage_hazard(const Step& step, PyObject* ins) {
+    const bool out = is_scalar_out(step.op);
+    if ((step.op != OpId::kCopy_ && !out) || PyTuple_Size(ins) != 2) return {};
+    Ref r(call("sc_pair_geometry", Py_BuildValue("(O)", ins)));
+    SC_ASSERT(r, "pytorch backend: sc_pair_geometry failed: " + python_error());
+    if (r.get() == Py_None) return {};  // other storages, one tensor, or not strided
+    auto geometry = [](PyObject* g) {
+      Geometry out;
+      PyObject* sizes = PyTuple_GetItem(g, 0);
+      PyObject* strides = PyTuple_GetItem(g, 1);
+      out.rank = static_cast<int>(PyTuple_Size(sizes));
+      for (int d = 0; d < out.rank && d < kGeometryMaxDims; ++d) {
+        out.sizes[static_cast<size_t>(d)] = as_i64(PyTuple_GetItem(sizes, d));
+        out.strides[static_cast<size_t>(d)] = as_i64(PyTuple_GetItem(strides, d));
+      }
+      out.offset = as_i64(PyTuple_GetItem(g, 2));
+      out.itemsize = as_i64(PyTuple_GetItem(g, 3));
+      return out;
+    };
+    const Geometry g0 = geometry(PyTuple_GetItem(r.get(), 0));
+    const Geometry g1 = geometry(PyTuple_GetItem(r.get(), 1));
+    const auto d0 = static_cast<DType>(as_i64(PyTuple_GetItem(r.get(), 2)));
+    const auto d1 = static_cast<DType>(as_i64(PyTuple_GetItem(r.get(), 3)));
+    const bool cpu = PyTuple_GetItem(r.get(), 4) == Py_True;
+    if (!out) {
+      if (copy_overlap_undetected(g0, g1, /*same_tensor=*/false, d0 == d1))
+        return "case 4: copy_ within one storage, dst and src overlapping in a way LibTorch "
+               "does not detect (S8)";
+      return {};
+    }
+    const bool resize = g0.rank != g1.rank ||
+                        !std::equal(g0.sizes.begin(), g0.sizes.begin() + g0.rank, g1.sizes.begin());
+    const Geometry gn =
+        resized_out_geometry(g1, d1, result_type(d1, to_scalar(step.args[2].scalar)), cpu, g0);
+    if (scalar_out_overlap_undetected(g0, g1, gn, resize))
+      return "case 4: " + std::string(step.info().name) +
+             " within one storage, out and the input sharing elements in a way LibTorch does "
+             "not detect (S8)";
+    return {};
+  }
   std::string take_unsafe_finding() override { return std::exchange(leak_, {}); }
   std::string_view finding_field() const override { return "memo_leak"; }
 

@@ -133,11 +133,19 @@ def sc_stride(t):
     return tuple(torch.ops.aten.stride(t, d) for d in range(t.dim()))
 
 
-def sc_one_storage(op, ts):
-    """Case 4: a write's two operands over one storage (add_out or mul_out of a
-    tensor into itself runs; copy_ of one does not)."""
-    return storage(ts[0])._cdata == storage(ts[1])._cdata \
-        and not (op in SC_SCALAR_OUT and ts[0] is ts[1])
+def sc_pair_geometry(ins):
+    """Case 4 for copy_, add_out and mul_out (checked in C++: one_storage_hazard in
+    python_backend.cpp): None unless both operands are strided tensors over one storage
+    and not one tensor; else each one's (sizes, strides, offset, itemsize), their dtype
+    indices, and whether the input is a real CPU tensor."""
+    a, b = (RUN.v[n] for n in ins)
+    if a is b or a.layout != torch.strided or b.layout != torch.strided \
+            or storage(a)._cdata != storage(b)._cdata:
+        return None
+    geo = [(tuple(t.shape), tuple(sc_stride(t)), t.storage_offset(), t.element_size())
+           for t in (a, b)]
+    return (geo[0], geo[1], SC_DTYPE_INDEX[a.dtype], SC_DTYPE_INDEX[b.dtype],
+            not sc_is_meta(b) and b.device.type == "cpu")
 
 
 def sc_overlapping(t):  # two indices may reach one element
@@ -169,8 +177,10 @@ def sc_overlapping(t):  # two indices may reach one element
 #    that read no data (views other than reshape and flatten, conversions, drop,
 #    storage resizes);
 # 4) add_, mul_, copy_, add_out or mul_out into an overlapping tensor, or
-#    copy_, add_out or mul_out within one storage (add_out or mul_out of a
-#    tensor into itself runs);
+#    copy_, add_out or mul_out within one storage where the two operands
+#    overlap in a way LibTorch does not detect (the LibTorch backend's S8
+#    rules on their geometries, meta and fake too; checked in C++:
+#    one_storage_hazard in python_backend.cpp);
 # 5) negative sizes, and negative result indices of split, chunk and unbind
 #    (checked in C++: negative_sizes() in python_backend.cpp);
 # 6) to_dense, or coalesce of an uncoalesced tensor, when a part is
@@ -439,11 +449,6 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     if op in ("add_", "mul_", "copy_") + SC_SCALAR_OUT and ts and ts[0].layout == torch.strided \
             and sc_overlapping(ts[0]):
         return "case 4: an in-place write into a tensor whose elements overlap"
-    # add_out and mul_out on meta and fake inputs too: the other backends
-    # refuse an overlap with the input that LibTorch does not detect whatever
-    # the device (Note [out=] rule 2 in impl/ops.cpp).
-    if op in SC_SCALAR_OUT and sc_one_storage(op, ts):
-        return f"case 4: {op} within one storage"
     if any(sc_is_meta(t) for t in ts):
         return None
     if op in ("to_dense", "coalesce") and not (op == "coalesce" and ts[0].is_coalesced()):
@@ -473,8 +478,6 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
         return "case 1: an allocation at or past storcheck's resource limits (program/limits.h)"
     if op in ("unsqueeze", "unsqueeze_", "unfold", "unflatten") and ts[0].dim() + 8 > SC_MAX_DIMS:
         return "case 2: a result rank that could pass kMaxDims"
-    if op == "copy_" and sc_one_storage(op, ts):
-        return f"case 4: {op} within one storage"
     return None
 
 

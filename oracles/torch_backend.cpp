@@ -1378,25 +1378,17 @@ Error TorchBackend::run_copy(const Step& s) {
     return ok();
   }
   if (Error e = check_self_overlap("copy_", dst); e.kind != ErrorKind::kNone) return e;
-  if (same_storage) {
-    Geometry gd = geometry_of(dst);
-    Geometry gs = geometry_of(src);
-    bool same_tensor = dst.unsafeGetTensorImpl() == src.unsafeGetTensorImpl();
-    MemOverlapStatus st = overlap_status(gd, gs, same_storage, same_tensor);
-    bool same_geometry = dst.sizes() == src.sizes() && dst.strides() == src.strides() &&
-                         dst.storage_offset() == src.storage_offset() &&
-                         dst.scalar_type() == src.scalar_type();
-    bool undetected = st == MemOverlapStatus::kTooHard ||
-                      (st == MemOverlapStatus::kFull && !same_geometry);
-    if (undetected && elements_intersect(gd, gs))
-      return error(ErrorKind::kUndefinedBehavior,
-                   "copy_: not executed: undefined: src (sizes " + list_str(src.sizes()) +
-                       ", strides " + list_str(src.strides()) + ", offset " +
-                       std::to_string(src.storage_offset()) + ") and dst (sizes " +
-                       list_str(dst.sizes()) + ", strides " + list_str(dst.strides()) +
-                       ", offset " + std::to_string(dst.storage_offset()) +
-                       ") overlap in a way LibTorch does not detect");
-  }
+  if (same_storage &&
+      copy_overlap_undetected(geometry_of(dst), geometry_of(src),
+                              dst.unsafeGetTensorImpl() == src.unsafeGetTensorImpl(),
+                              dst.scalar_type() == src.scalar_type()))
+    return error(ErrorKind::kUndefinedBehavior,
+                 "copy_: not executed: undefined: src (sizes " + list_str(src.sizes()) +
+                     ", strides " + list_str(src.strides()) + ", offset " +
+                     std::to_string(src.storage_offset()) + ") and dst (sizes " +
+                     list_str(dst.sizes()) + ", strides " + list_str(dst.strides()) + ", offset " +
+                     std::to_string(dst.storage_offset()) +
+                     ") overlap in a way LibTorch does not detect");
   dst.copy_(src);
   return ok();
 }
@@ -1443,20 +1435,12 @@ Error TorchBackend::run_scalar_out(const Step& s) {
       if (Error e = check_fits(op, out, "out"); e.kind != ErrorKind::kNone) return e;
       if (Error e = check_self_overlap(op, out); e.kind != ErrorKind::kNone) return e;
     }
-    if (same_storage && !same_tensor) {
-      MemOverlapStatus os = overlap_status(go, gx, true, false);
-      bool hazard = (os == MemOverlapStatus::kTooHard ||
-                     (os == MemOverlapStatus::kFull && !same_layout(go, gx))) &&
-                    elements_intersect(go, gx);
-      if (!hazard && resize && os != MemOverlapStatus::kPartial)
-        hazard = elements_intersect(gn, gx) && !same_layout(gn, gx);
-      if (hazard)
-        return error(ErrorKind::kUndefinedBehavior,
-                     std::string(op) + ": not executed: undefined: out (sizes " +
-                         list_str(out.sizes()) + ", strides " + list_str(out.strides()) +
-                         ", offset " + std::to_string(out.storage_offset()) +
-                         ") and the input share elements in a way LibTorch does not detect");
-    }
+    if (same_storage && !same_tensor && scalar_out_overlap_undetected(go, gx, gn, resize))
+      return error(ErrorKind::kUndefinedBehavior,
+                   std::string(op) + ": not executed: undefined: out (sizes " +
+                       list_str(out.sizes()) + ", strides " + list_str(out.strides()) +
+                       ", offset " + std::to_string(out.storage_offset()) +
+                       ") and the input share elements in a way LibTorch does not detect");
   }
   // What LibTorch rejects before it resizes (Note [out=] 3-6): no allocation.
   const bool rejected = internal_overlap(go) == MemOverlap::kYes ||
