@@ -27,9 +27,8 @@
 // Sparse variables have twins too: sparse tensors whose parts are fake.
 // - The steps whose result's nnz comes from the data (to_sparse_*,
 //   sparse_coo_tensor, sparse_{csr,csc,bsr,bsc}_tensor, coalesce of an
-//   uncoalesced input) are, for the
-//   twin, what factories are: PyTorch's FakeTensorMode cannot run them
-//   (a data-dependent output shape). The step's outcome is the real run's,
+//   uncoalesced input) are, for the twin, what factories are: PyTorch's
+//   FakeTensorMode cannot run them (a data-dependent output shape). The step's outcome is the real run's,
 //   and its result's twin keeps the metadata and nnz, with each part
 //   fake: the twin of the variable whose real tensor is the part (the
 //   compressed constructors keep their inputs themselves), else over the
@@ -180,9 +179,10 @@ class FakeTwinBackend final : public Backend {
     return real;
   }
 
-  /// The fake of a real sparse part: over the fake storage of a variable
-  /// whose real tensor shares the part's storage (sparse_coo_tensor keeps
-  /// its inputs as parts, S3), else its conversion (F1, F2).
+  /// The fake of a real sparse part: the twin of a variable whose real
+  /// tensor is the part, else a tensor over the fake storage of a variable
+  /// whose real tensor shares the part's storage (sparse_coo_tensor's parts
+  /// alias its inputs, S3), else its conversion (F1, F2).
   Result<Tensor> twin_part(const Tensor& part) {
     // sparse_{csr,...}_tensor keeps its input tensors themselves (Note
     // [Compressed parts are the inputs] in impl/sparse.cpp): the twin keeps
