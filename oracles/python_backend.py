@@ -87,9 +87,11 @@ def sc_parts(t):  # a sparse tensor's parts: COO indices, values; compressed, pl
 
 
 def sc_undersized(t):  # needs more bytes than its storage holds (R2, R7); sparse: a part does
+    if sc_is_meta(t):
+        return False
     if sc_is_sparse(t):
         return any(sc_undersized(p) for p in sc_parts(t))
-    return not sc_is_meta(t) and extent(t) * t.element_size() > storage(t).nbytes()
+    return extent(t) * t.element_size() > storage(t).nbytes()
 
 
 def sc_indices_invalid(t):
@@ -175,7 +177,9 @@ def sc_overlapping(t):  # two indices may reach one element
 # 2) a result rank that could pass kMaxDims;
 # 3) an input that needs more bytes than its storage holds, except for ops
 #    that read no data (views other than reshape and flatten, conversions, drop,
-#    storage resizes);
+#    storage resizes); steps with a meta or fake input too: FakeTensorMode's
+#    error for a real input (copy_, add_out, set_, a constructor's part)
+#    formats that input's elements, reading past its storage (a segfault);
 # 4) add_, mul_, copy_, add_out or mul_out into an overlapping tensor, or
 #    copy_, add_out or mul_out within one storage where the two operands
 #    overlap in a way LibTorch does not detect (the LibTorch backend's S8
@@ -449,7 +453,8 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     if op in ("add_", "mul_", "copy_") + SC_SCALAR_OUT and ts and ts[0].layout == torch.strided \
             and sc_overlapping(ts[0]):
         return "case 4: an in-place write into a tensor whose elements overlap"
-    if any(sc_is_meta(t) for t in ts):
+    meta_in = any(sc_is_meta(t) for t in ts)
+    if meta_in and op in ("to_dense", "coalesce"):
         return None
     if op in ("to_dense", "coalesce") and not (op == "coalesce" and ts[0].is_coalesced()):
         if sc_undersized(ts[0]) or sc_indices_invalid(ts[0]):
@@ -461,6 +466,8 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
             return ("case 3: an input needs more bytes than its storage holds (emptied, R2, or "
                     "undersized, R7); storcheck's LibTorch backend restores it (R3) or refuses "
                     "the step (S8) by its own rules")
+    if meta_in:  # a meta or fake result allocates nothing: cases 1 and 2 do not apply
+        return None
     # Note [Elements a step reads] (impl/ops.h): after the S8 cases above.
     if (op in ("sum", "fill_", "zero_") or op.startswith("to_sparse")) and ts \
             and ts[0].layout == torch.strided and ts[0].numel() > RUN.max_reads:

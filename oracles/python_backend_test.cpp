@@ -207,6 +207,20 @@ TEST(PytorchBackend, WritesWithinOneStorageRunUnlessTheOverlapIsUndetected) {
       "step 5 (add_out t3 t1 0): pytorch refused: case 4");
 }
 
+// Case 3 on steps with a fake input too: FakeTensorMode rejects a real
+// input (device_mismatch alike in every backend) with an error whose text
+// formats the real tensor's elements, which read past an emptied storage
+// (a segfault at pytorch.memo_weak_no_leak seed 1912, program 6,259). Those
+// steps are refused; with the real input's bytes in place they run.
+TEST(PytorchBackend, FakeStepsWithAnEmptiedRealInputAreRefused) {
+  SKIP_WITHOUT_PYTORCH();
+  const std::string setup = "t0 = rand [3] f64 7\nt1 = fake t0\nt3 = clone t1\n";
+  const std::string steps[] = {"copy_ t1 t0\n", "add_out t1 t0 1\n", "set_ t3 t0\n"};
+  for (const std::string& step : steps)
+    expect_near_miss_runs_and_refuses(setup + step, setup + "shrink t0\n" + step,
+                                      "pytorch refused: case 3");
+}
+
 // Case 9: PyTorch 1.13's MetaConverter converts a view through its autograd
 // base, which set_ does not change: a view that set_ moved to another
 // storage would convert onto its old base's storage (found by
