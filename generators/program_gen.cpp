@@ -2282,7 +2282,9 @@ class SparseBuilder {
   // plain indices `arange` (sorted, distinct within each row), or `zeros`
   // or `rand` (values in [0, 10), nplain >= 10) with one per row; i64 or
   // i32; blocks of 1..3 x 1..3 for BSR/BSC; values `rand` with one dense
-  // dim sometimes (hybrid). A flawed one (kCompressedFlaws kinds, each a
+  // dim sometimes (hybrid); a quarter of the valid ones have a batch dim of
+  // 1..3 (indices `expand`ed, then `contiguous`: every batch has the same
+  // indices, and 1.13 wants contiguous ones). A flawed one (kCompressedFlaws kinds, each a
   // check of 1.13's _validate_sparse_compressed_tensor_args): 0) one
   // compressed row (block) too many in the sizes, 1) a plain index equal to
   // the plain size, 2) i32 compressed and i64 plain indices, 3) f32
@@ -2313,6 +2315,16 @@ class SparseBuilder {
                                         : DTypeArg::kI64;
     const int64_t b0 = blocked ? pk.in(1, 3) : 1, b1 = blocked ? pk.in(1, 3) : 1;
     const bool hybrid = !blocked && pk.one_in(4);
+    const int64_t batch = flaw < 0 && pk.one_in(4) ? pk.in(1, 3) : 0;  // 0: no batch dim
+    auto batched = [&](VarId in, int64_t n) {  // [n] -> [batch, n], contiguous
+      if (batch == 0) return in;
+      Step e = start(OpId::kExpand);
+      e.args[0] = Arg::variable(in);
+      e.args[1] = Arg::ints({batch, n});
+      Step cont = start(OpId::kContiguous);
+      cont.args[0] = Arg::variable(push(e, Kind::kDense, e.args[1].list));
+      return push(cont, Kind::kDense, e.args[1].list);
+    };
     // Compressed indices: [0, per, 2 per, ..., nnz].
     Step ci = start(per == 0 ? OpId::kZeros : OpId::kArange);
     ci.args[0] = Arg::ints({ncomp + 1});
@@ -2330,6 +2342,7 @@ class SparseBuilder {
         p_.steps.push_back(w1);
       }
     }
+    const VarId cb = batched(cv, ncomp + 1);
     // Plain indices.
     Step pi = start(flaw == 1 ? OpId::kFull
                     : plain_how == 1 ? OpId::kZeros
@@ -2353,8 +2366,11 @@ class SparseBuilder {
       sl.args[4] = Arg::integer(2);
       pv = push(sl, Kind::kDense, {nnz});
     }
+    pv = batched(pv, nnz);
     // Values: [nnz] (+ a dense dim), or [nnz, b0, b1] blocks.
-    IntList vsizes{flaw == 7 ? nnz + 1 : nnz};
+    IntList vsizes;
+    if (batch > 0) storcheck::detail::push(vsizes, batch);
+    storcheck::detail::push(vsizes, flaw == 7 ? nnz + 1 : nnz);
     if (blocked) {
       storcheck::detail::push(vsizes, b0);
       storcheck::detail::push(vsizes, b1);
@@ -2368,11 +2384,14 @@ class SparseBuilder {
     const VarId vv = push(v, Kind::kDense, vsizes);
     const int64_t rows = by_row ? ncomp + (flaw == 0) : nplain,
                   cols = by_row ? nplain : ncomp + (flaw == 0);
-    IntList sizes{rows * b0, cols * b1};
+    IntList sizes;
+    if (batch > 0) storcheck::detail::push(sizes, batch);
+    storcheck::detail::push(sizes, rows * b0);
+    storcheck::detail::push(sizes, cols * b1);
     if (hybrid) storcheck::detail::push(sizes, dense);
     if (flaw == 8) storcheck::detail::push(sizes, 2);
     Step s = start(kOps[k]);
-    s.args[0] = Arg::variable(cv);
+    s.args[0] = Arg::variable(cb);
     s.args[1] = Arg::variable(pv);
     s.args[2] = Arg::variable(vv);
     s.args[3] = Arg::ints(sizes);

@@ -897,7 +897,8 @@ TEST(SparseConfig, FlawedSparseCooTensorStepsFailEachCheck) {
 }
 
 // Case 3's compressed steps (SparseBuilder::compressed_from_parts): the
-// valid ones build, and each of the nine flaws fails its own check of
+// valid ones build, some with a batch dim (their compressed indices come
+// from `contiguous`), and each of the nine flaws fails its own check of
 // _validate_sparse_compressed_tensor_args (one message each), nothing else.
 TEST(SparseConfig, FlawedCompressedTensorStepsFailEachCheck) {
   GenConfig cfg = sparse_config();
@@ -917,6 +918,7 @@ TEST(SparseConfig, FlawedCompressedTensorStepsFailEachCheck) {
   };
   std::array<int, 9> flaws{};
   std::map<OpId, int> built;
+  int batched = 0;
   std::vector<std::string> other;
   for (int k = 0; k < 3000; ++k) {
     Program p = build_program(sample(choices, 21100 + k, 100), cfg);
@@ -925,6 +927,8 @@ TEST(SparseConfig, FlawedCompressedTensorStepsFailEachCheck) {
       const Error e = run();
       if (e.kind == ErrorKind::kNone) {
         ++built[s.op];
+        for (const Step& d : p.steps)
+          if (d.out == s.args[0].var && d.op == OpId::kContiguous) ++batched;
         return;
       }
       for (size_t f = 0; f < flaws.size(); ++f)
@@ -935,15 +939,17 @@ TEST(SparseConfig, FlawedCompressedTensorStepsFailEachCheck) {
       other.push_back(print_program(p) + "step " + std::to_string(j + 1) + ": " + e.message);
     });
   }
-  std::printf("sparse_{csr,csc,bsr,bsc}_tensor in 3000 sparse programs: built %d %d %d %d; "
-              "flaws",
-              built[OpId::kSparseCsrTensor], built[OpId::kSparseCscTensor],
-              built[OpId::kSparseBsrTensor], built[OpId::kSparseBscTensor]);
+  std::printf(
+      "sparse_{csr,csc,bsr,bsc}_tensor in 3000 sparse programs: built %d %d %d %d "
+      "(%d with a batch dim); flaws",
+      built[OpId::kSparseCsrTensor], built[OpId::kSparseCscTensor], built[OpId::kSparseBsrTensor],
+      built[OpId::kSparseBscTensor], batched);
   for (int n : flaws) std::printf(" %d", n);
   std::printf("\n");
   for (OpId op : {OpId::kSparseCsrTensor, OpId::kSparseCscTensor, OpId::kSparseBsrTensor,
                   OpId::kSparseBscTensor})
     EXPECT_GE(built[op], 100) << op_info(op).name;
+  EXPECT_GE(batched, 200);
   for (size_t f = 0; f < flaws.size(); ++f) EXPECT_GE(flaws[f], 3) << "flaw " << f;
   EXPECT_TRUE(other.empty()) << other.size() << " other failures; the first:\n" << other.front();
 }
