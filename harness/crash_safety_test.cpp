@@ -5,10 +5,13 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "harness/gate.h"
+#include "harness/properties.h"
 #include "harness/test_support.h"
 #include "program/text_format.h"
 
@@ -39,6 +43,79 @@ std::string slurp(const std::string& path) {
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+// Writes `text` to `path` with the modification time `mtime`.
+void write_with_mtime(const std::string& path, const std::string& text, time_t mtime) {
+  std::ofstream(path) << text;
+  const timeval times[2] = {{mtime, 0}, {mtime, 0}};
+  ASSERT_EQ(::utimes(path.c_str(), times), 0);
+}
+
+// Note [Write-ahead]: an inflight file a live run holds (its flock) is not
+// moved; once the holder is gone (a process that died), it is.
+TEST(CrashSafety, RescueMovesOnlyInflightFilesNoLiveRunHolds) {
+  TempDir tmp;
+  const std::string& dir = tmp.path();
+  const std::string path = inflight_path(dir, "views.ref_matches_eager");
+  write_with_mtime(path, "# storcheck program v1\nt0 = zeros [2] f32\n", 1000);
+  const int fd = ::open(path.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+  EXPECT_TRUE(rescue_inflight(dir).empty());
+  EXPECT_EQ(list_dir(dir), std::vector<std::string>{"inflight-views.ref_matches_eager.sc"});
+  ::close(fd);  // as the kernel does for a process that dies
+  EXPECT_EQ(rescue_inflight(dir),
+            std::vector<std::string>{dir + "/died-views.ref_matches_eager-1000.sc"});
+  EXPECT_EQ(slurp(dir + "/died-views.ref_matches_eager-1000.sc"),
+            "# storcheck program v1\nt0 = zeros [2] f32\n");
+}
+
+// Two runs that died within one second (or a run's own inflight-P-PID.sc)
+// never overwrite an earlier saved program: a suffix tells them apart.
+TEST(CrashSafety, RescueNeverOverwritesAnEarlierSavedProgram) {
+  TempDir tmp;
+  const std::string& dir = tmp.path();
+  const std::string p = "cow.matches_torch";
+  write_with_mtime(inflight_path(dir, p), "a\n", 2000);
+  ASSERT_EQ(rescue_inflight(dir).size(), 1u);
+  write_with_mtime(inflight_path(dir, p), "b\n", 2000);
+  write_with_mtime(inflight_path(dir, p, 4242), "c\n", 2000);
+  EXPECT_EQ(rescue_inflight(dir), (std::vector<std::string>{dir + "/died-" + p + "-2000-2.sc",
+                                                            dir + "/died-" + p + "-2000-3.sc"}));
+  EXPECT_EQ(slurp(dir + "/died-" + p + "-2000.sc"), "a\n");
+  std::vector<std::string> later = {slurp(dir + "/died-" + p + "-2000-2.sc"),
+                                    slurp(dir + "/died-" + p + "-2000-3.sc")};
+  std::sort(later.begin(), later.end());
+  EXPECT_EQ(later, (std::vector<std::string>{"b\n", "c\n"}));
+  EXPECT_EQ(list_dir(dir).size(), 3u);
+}
+
+// A run of a property whose inflight file another live run holds writes
+// its own and leaves the other's alone (before, it truncated it and the
+// other run's crash record was lost), and removes its own at the end.
+TEST(CrashSafety, ASecondLiveRunOfAPropertyKeepsItsOwnInflightFile) {
+  TempDir tmp;
+  const std::string& dir = tmp.path();
+  const Property* prop = find_property("program.roundtrip");
+  ASSERT_NE(prop, nullptr);
+  const std::string held = inflight_path(dir, prop->name);
+  const std::string text = "# storcheck program v1\nt0 = ones [3] f32\n";
+  std::ofstream(held) << text;
+  const int fd = ::open(held.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+  CheckOptions opt;
+  opt.seed = 3;
+  opt.programs = 200;
+  opt.findings_dir = dir;
+  BackendSet backends = BackendSet::make();
+  CheckResult r = check_property(*prop, opt, backends);
+  ::close(fd);
+  EXPECT_TRUE(r.passed) << r.failure_text;
+  EXPECT_EQ(r.programs, 200);
+  EXPECT_EQ(slurp(held), text);
+  EXPECT_EQ(list_dir(dir), std::vector<std::string>{"inflight-program.roundtrip.sc"});
 }
 
 TEST(CrashSafety, SigkillMidGateLeavesTheProgramOnDiskAndTheCorpusIntact) {

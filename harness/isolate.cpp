@@ -253,14 +253,11 @@ std::vector<CheckResult> check_isolated(
                             ? "was killed by " + signal_name(WTERMSIG(status))
                             : "exited with status " + std::to_string(WEXITSTATUS(status));
       std::string saved;
-      if (!co.findings_dir.empty()) {
-        std::string inflight = inflight_path(co.findings_dir, prop.name);
-        struct stat st;
-        if (::stat(inflight.c_str(), &st) == 0) {
-          std::string dest = co.findings_dir + "/died-" + std::string(prop.name) + "-" +
-                             std::to_string(static_cast<long long>(st.st_mtime)) + ".sc";
-          if (std::rename(inflight.c_str(), dest.c_str()) == 0) saved = dest;
-        }
+      if (!co.findings_dir.empty()) {  // the shared name, or the child's own (Note [Write-ahead])
+        saved =
+            save_died(co.findings_dir, prop.name, inflight_path(co.findings_dir, prop.name, pid));
+        if (saved.empty())
+          saved = save_died(co.findings_dir, prop.name, inflight_path(co.findings_dir, prop.name));
       }
       abnormal(c.index, "crash", "the child process checking this property " + how, saved);
     }

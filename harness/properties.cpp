@@ -1,10 +1,14 @@
 #include "harness/properties.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -372,20 +376,60 @@ std::string write_file_atomic(const std::string& dir, const std::string& name,
   return path;
 }
 
-std::string inflight_path(const std::string& dir, std::string_view property) {
-  return dir + "/inflight-" + std::string(property) + ".sc";
+std::string inflight_path(const std::string& dir, std::string_view property, long pid) {
+  return dir + "/inflight-" + std::string(property) + (pid > 0 ? "-" + std::to_string(pid) : "") +
+         ".sc";
+}
+
+std::string save_died(const std::string& dir, std::string_view property, const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string saved;
+  struct stat st;
+  // Held: a live run is writing it (Note [Write-ahead]). The lock is kept
+  // until the file has moved, so no new run can take the name meanwhile.
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0 && ::fstat(fd, &st) == 0) {
+    const std::string stem = dir + "/died-" + std::string(property) + "-" +
+                             std::to_string(static_cast<long long>(st.st_mtime));
+    for (int n = 1; n <= 1000 && saved.empty(); ++n) {
+      const std::string dest = stem + (n > 1 ? "-" + std::to_string(n) : "") + ".sc";
+      if (::link(path.c_str(), dest.c_str()) == 0) {  // never over an earlier one
+        ::unlink(path.c_str());
+        saved = dest;
+      } else if (errno != EEXIST) {  // a file system without hard links
+        struct stat other;
+        if (::stat(dest.c_str(), &other) != 0 && std::rename(path.c_str(), dest.c_str()) == 0)
+          saved = dest;
+        break;
+      }
+    }
+  }
+  ::close(fd);
+  return saved;
 }
 
 std::vector<std::string> rescue_inflight(const std::string& dir) {
   std::vector<std::string> saved;
   if (dir.empty()) return saved;
-  for (const Property& p : properties()) {
-    std::string path = inflight_path(dir, p.name);
-    struct stat st;
-    if (::stat(path.c_str(), &st) != 0) continue;
-    std::string dest = dir + "/died-" + std::string(p.name) + "-" +
-                       std::to_string(static_cast<long long>(st.st_mtime)) + ".sc";
-    if (std::rename(path.c_str(), dest.c_str()) == 0) saved.push_back(dest);
+  std::vector<std::string> names;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d)) names.emplace_back(e->d_name);
+    ::closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  const std::string prefix = "inflight-", suffix = ".sc";
+  for (const std::string& name : names) {
+    if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    // inflight-PROPERTY.sc, or inflight-PROPERTY-PID.sc.
+    std::string property = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    const size_t dash = property.rfind('-');
+    if (dash != std::string::npos && dash + 1 < property.size() &&
+        property.find_first_not_of("0123456789", dash + 1) == std::string::npos)
+      property.resize(dash);
+    std::string path = save_died(dir, property, dir + "/" + name);
+    if (!path.empty()) saved.push_back(std::move(path));
   }
   return saved;
 }
@@ -398,18 +442,35 @@ namespace {
 // the file is removed when the property ends normally. If LibTorch aborts
 // or segfaults, or the process is killed, the program being checked stays
 // on disk: the next gate names it, and `storcheck repro` replays it.
+// Runs share a findings folder (a gate beside a `check`, two `check`s): the
+// writer holds an flock on its inflight file, which the kernel drops when
+// the process dies, and rescue_inflight moves only files nobody holds. A
+// second live run of the same property writes inflight-PROPERTY-PID.sc.
+// Before, a run started beside another moved the live file aside and
+// reported a crash that did not happen (seen with two `check`s).
 class WriteAhead {
  public:
   WriteAhead(const std::string& dir, std::string_view property) {
     if (dir.empty()) return;
     ::mkdir(dir.c_str(), 0755);
-    path_ = inflight_path(dir, property);
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    for (long pid : {0L, static_cast<long>(::getpid())}) {
+      path_ = inflight_path(dir, property, pid);
+      fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+      if (fd_ < 0) return;
+      if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) {
+        if (::ftruncate(fd_, 0) != 0) break;
+        return;
+      }
+      ::close(fd_);
+      fd_ = -1;
+    }
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
   }
   ~WriteAhead() {
     if (fd_ < 0) return;
+    ::unlink(path_.c_str());  // before the lock goes: the name is still this run's
     ::close(fd_);
-    ::unlink(path_.c_str());
   }
   /// One pwrite per program: a shorter text is padded with newlines (blank
   /// lines, which the parser skips) to the longest length written so far,

@@ -146,11 +146,17 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
 std::string write_file_atomic(const std::string& dir, const std::string& name,
                               const std::string& text, std::string* error);
 
-/// The write-ahead file of a property in `dir` (Note [Write-ahead]).
-std::string inflight_path(const std::string& dir, std::string_view property);
+/// The write-ahead file of a property in `dir` (Note [Write-ahead]); with a
+/// pid, the one a second live run of the property in `dir` writes.
+std::string inflight_path(const std::string& dir, std::string_view property, long pid = 0);
 
-/// Moves every inflight file left in `dir` by a run that died to
-/// `dir/died-PROPERTY-MTIME.sc` (so the next run cannot overwrite it) and
+/// Moves the write-ahead file `path` of `property` to
+/// `dir/died-PROPERTY-MTIME.sc` (`-N` before `.sc` when that name is taken)
+/// and returns the new path; "" when a live run holds it or it is missing.
+std::string save_died(const std::string& dir, std::string_view property, const std::string& path);
+
+/// Moves every inflight file in `dir` that no live run holds (left by a run
+/// that died) with save_died, so the next run cannot overwrite it, and
 /// returns the new paths.
 std::vector<std::string> rescue_inflight(const std::string& dir);
 
