@@ -302,9 +302,9 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
   size_t last_run = 0;
   for (size_t k = 0; k < program.steps.size(); ++k) {
     const Step& step = program.steps[k];
-    // Note [Prefetching the next step]: a Step is about 570 bytes, read
-    // from memory the benchmark's (and a gate's) program set keeps cold;
-    // the next step's argument heads load while this one runs.
+    // Prefetching the next step: a Step is about 570 bytes, cold in a
+    // pre-generated program set (the benchmark's full check); the next
+    // step's argument heads load while this one runs (issue 8).
     if (k + 1 < program.steps.size())
       for (const Arg& a : program.steps[k + 1].args) __builtin_prefetch(&a);
     TraceLine line;
