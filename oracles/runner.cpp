@@ -160,13 +160,15 @@ bool Runner::dirty_vars(const Step& step) {
   if (step.op == OpId::kRehydrate)
     for (VarId v : dirty_) add_taint(v, kRestoreTaint);
   if (full_restore) return false;  // rule 5
-  for (VarId v : dirty_)
-    if (taint_[static_cast<size_t>(v)] & kSparseTaint) return false;  // rule 3
+  if (taints_seen_ & kSparseTaint)
+    for (VarId v : dirty_)
+      if (taint_[static_cast<size_t>(v)] & kSparseTaint) return false;  // rule 3
   std::sort(dirty_.begin(), dirty_.end());  // backends number classes in VarId order
   return true;
 }
 
 bool Runner::sparse_live() const {
+  if (!(taints_seen_ & kSparseTaint)) return false;
   for (size_t k = 0; k < live_.size(); ++k)
     if (live_[k] && (taint_[k] & kSparseTaint)) return true;
   return false;
@@ -176,6 +178,7 @@ void Runner::add_taint(VarId v, uint8_t taint) {
   uint8_t& t = taint_[static_cast<size_t>(v)];
   if ((taint & kConvertTaint) && !(t & kConvertTaint)) converted_.push_back(v);
   t |= taint;
+  taints_seen_ |= taint;
 }
 
 void Runner::add_dirty(VarId v) {
@@ -249,6 +252,7 @@ void Runner::note_classes(const Observation& o, const std::vector<VarId>* vars) 
   // Rules 3 to 5: a class with a tainted member taints every member with
   // that taint. The observed set holds whole classes (the closure).
   for (uint8_t taint : {kSparseTaint, kConvertTaint, kRestoreTaint}) {
+    if (!(taints_seen_ & taint)) continue;  // most programs taint nothing (issue 8)
     each_observed([&](size_t k) {
       if (!(taint_[k] & taint)) return;
       for_classes(static_cast<VarId>(k), [&](VarId m) { add_taint(m, taint); });
@@ -296,6 +300,7 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
   counter_.resize(nv);
   for (size_t k = 0; k < nv; ++k) counter_[k] = static_cast<VarId>(k);
   taint_.assign(nv, 0);
+  taints_seen_ = 0;
   bool last_full = true;  // nothing observed yet
   int64_t last_full_at = 0;  // steps_run at the last full observation
   live_count_ = 0;

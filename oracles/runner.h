@@ -116,6 +116,10 @@ class Runner {
   /// kRestoreTaint (rule 5); converted_ lists the variables with
   /// kConvertTaint.
   std::vector<uint8_t> taint_;
+  /// Every taint some variable took in this program (a superset of the
+  /// taints live variables hold): the passes for a taint nobody took are
+  /// skipped.
+  uint8_t taints_seen_ = 0;
   std::vector<VarId> converted_;
   /// A set_ step ran (rule 6): version counters may be shared across storages.
   bool version_split_ = false;
