@@ -325,13 +325,25 @@ void read_observed_elements(const uint8_t* base, const Geometry& g, std::vector<
   }
 }
 
+namespace {
+
+/// Copies the elements of `g` one by one in row-major order; kSize is the
+/// itemsize, a constant so that each copy is one load and store instead of
+/// a memcpy call (issue 8: the per-element path of transposed views).
+template <size_t kSize>
+uint8_t* copy_each_element(const uint8_t* base, const Geometry& g, uint8_t* dst) {
+  for_each_offset(g, [&](int64_t o) {
+    std::memcpy(dst, base + o * static_cast<int64_t>(kSize), kSize);
+    dst += kSize;
+  });
+  return dst;
+}
+
+}  // namespace
+
 void read_row_major_elements(const uint8_t* base, const Geometry& g, std::vector<uint8_t>* out) {
   const size_t is = static_cast<size_t>(g.itemsize);
   const size_t at = out->size();
-  auto copy_at = [&](uint8_t* dst, int64_t offset) {
-    std::memcpy(dst, base + offset * g.itemsize, is);
-    return dst + is;
-  };
   int64_t n = 0;
   if (!g.numel(&n) || n == 0) return;
   // The trailing dims that are row-major contiguous (size-1 dims' strides
@@ -352,8 +364,26 @@ void read_row_major_elements(const uint8_t* base, const Geometry& g, std::vector
   out->resize(at + static_cast<size_t>(n) * is);
   uint8_t* dst = out->data() + at;
   if (run == 1) {
-    for_each_offset(g, [&](int64_t o) { dst = copy_at(dst, o); });
-    return;
+    switch (is) {
+      case 1:
+        copy_each_element<1>(base, g, dst);
+        return;
+      case 2:
+        copy_each_element<2>(base, g, dst);
+        return;
+      case 4:
+        copy_each_element<4>(base, g, dst);
+        return;
+      case 8:
+        copy_each_element<8>(base, g, dst);
+        return;
+      default:
+        for_each_offset(g, [&](int64_t o) {
+          std::memcpy(dst, base + o * g.itemsize, is);
+          dst += is;
+        });
+        return;
+    }
   }
   Geometry rows = g;
   rows.rank = outer;

@@ -490,29 +490,32 @@ TEST(GeometryObserveByOffset, OnlyLargeViewsThatRepeatOffsets) {
 
 TEST(GeometryReadObservedElements, EqualsElementByElementCopyOnManyLayouts) {
   // Contiguous, row-sliced, transposed, expanded and size-1 dims, with an
-  // offset and a 2-byte itemsize: the bytes of for_each_offset's elements,
-  // in order, appended after what the vector held.
-  std::vector<uint8_t> storage(2 * 4096);
+  // offset, for every itemsize of a dtype and a 2- and a 3-byte one (the
+  // per-element copy has a case per itemsize and a general one): the bytes
+  // of for_each_offset's elements, in order, appended after what the
+  // vector held.
+  std::vector<uint8_t> storage(8 * 4096);
   for (size_t k = 0; k < storage.size(); ++k) storage[k] = static_cast<uint8_t>(k * 7 + k / 256);
   const int64_t sizes[] = {1, 2, 3};
   const int64_t strides[] = {0, 1, 2, 3, 6, 12};
   int checked = 0;
-  for (int64_t m0 : sizes)
-    for (int64_t m2 : sizes)
-      for (int64_t s0 : strides)
-        for (int64_t s1 : strides)
-          for (int64_t s2 : strides) {
-            Geometry g = Geometry::of({m0, 3, m2}, {s0, s1, s2}, 5, 2);
-            std::vector<uint8_t> want = {9}, got = {9};
-            for_each_offset(g, [&](int64_t o) {
-              want.insert(want.end(), storage.begin() + 2 * o, storage.begin() + 2 * o + 2);
-            });
-            read_observed_elements(storage.data(), g, &got);
-            ASSERT_EQ(got, want) << "sizes [" << m0 << ",3," << m2 << "] strides [" << s0 << ","
-                                 << s1 << "," << s2 << "]";
-            ++checked;
-          }
-  EXPECT_EQ(checked, 3 * 3 * 6 * 6 * 6);
+  for (int64_t is : {1, 2, 3, 4, 8})
+    for (int64_t m0 : sizes)
+      for (int64_t m2 : sizes)
+        for (int64_t s0 : strides)
+          for (int64_t s1 : strides)
+            for (int64_t s2 : strides) {
+              Geometry g = Geometry::of({m0, 3, m2}, {s0, s1, s2}, 5, is);
+              std::vector<uint8_t> want = {9}, got = {9};
+              for_each_offset(g, [&](int64_t o) {
+                want.insert(want.end(), storage.begin() + is * o, storage.begin() + is * (o + 1));
+              });
+              read_observed_elements(storage.data(), g, &got);
+              ASSERT_EQ(got, want) << "itemsize " << is << " sizes [" << m0 << ",3," << m2
+                                   << "] strides [" << s0 << "," << s1 << "," << s2 << "]";
+              ++checked;
+            }
+  EXPECT_EQ(checked, 5 * 3 * 3 * 6 * 6 * 6);
   std::vector<uint8_t> scalar;
   read_observed_elements(storage.data(), Geometry::of({}, {}, 3, 2), &scalar);
   EXPECT_EQ(scalar, (std::vector<uint8_t>{storage[6], storage[7]}));
