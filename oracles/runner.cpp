@@ -181,14 +181,6 @@ void Runner::add_taint(VarId v, uint8_t taint) {
   taints_seen_ |= taint;
 }
 
-void Runner::add_dirty(VarId v) {
-  uint8_t& m = mark_[static_cast<size_t>(v)];
-  if (m & 1) return;
-  if (m == 0) marked_.push_back(v);
-  m |= 1;
-  dirty_.push_back(v);
-}
-
 template <typename F>
 void Runner::for_classes(VarId v, F&& f) {
   const size_t k = static_cast<size_t>(v);
