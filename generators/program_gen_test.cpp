@@ -896,6 +896,21 @@ TEST(SparseConfig, FlawedSparseCooTensorStepsFailEachCheck) {
   EXPECT_EQ(other, 0);
 }
 
+// The message of each flaw of FlawedCompressedTensorStepsFailEachCheck (at
+// namespace scope: gcc 12 took the static array used only in a lambda for
+// an unused variable).
+constexpr const char* kCompressedFlawChecks[] = {
+    ".shape[-1] must be equal to the number of",  // 0) a compressed row too many
+    "s` is not satisfied (",                      // 1) a plain index out of range
+    "must have the same dtype",                   // 2) i32 and i64 indices
+    "dtype must be Int or Long",                  // 3) f32 indices
+    "[..., 0] == 0` is not satisfied",            // 4) starting at 1
+    "are sorted and distinct",                    // 5) equal plain indices in a row
+    "to be a strided and contiguous tensor",      // 6) a strided slice
+    ".shape[-1] must be equal to nnz",            // 7) one value too many
+    "tensor dimensionality must be sum",          // 8) a size too many
+};
+
 // Case 3's compressed steps (SparseBuilder::compressed_from_parts): the
 // valid ones build, some with a batch dim (their compressed indices come
 // from `contiguous`), and each of the nine flaws fails its own check of
@@ -905,17 +920,6 @@ TEST(SparseConfig, FlawedCompressedTensorStepsFailEachCheck) {
   rc::Gen<std::vector<StepChoice>> choices =
       rc::gen::container<std::vector<StepChoice>>(16, gen_step_choice(cfg));
   std::unique_ptr<Backend> ref = make_reference_backend();
-  static const char* const kChecks[] = {
-      ".shape[-1] must be equal to the number of",  // 0) a compressed row too many
-      "s` is not satisfied (",                      // 1) a plain index out of range
-      "must have the same dtype",                   // 2) i32 and i64 indices
-      "dtype must be Int or Long",                  // 3) f32 indices
-      "[..., 0] == 0` is not satisfied",            // 4) starting at 1
-      "are sorted and distinct",                    // 5) equal plain indices in a row
-      "to be a strided and contiguous tensor",      // 6) a strided slice
-      ".shape[-1] must be equal to nnz",            // 7) one value too many
-      "tensor dimensionality must be sum",          // 8) a size too many
-  };
   std::array<int, 9> flaws{};
   std::map<OpId, int> built;
   int batched = 0;
@@ -932,7 +936,7 @@ TEST(SparseConfig, FlawedCompressedTensorStepsFailEachCheck) {
         return;
       }
       for (size_t f = 0; f < flaws.size(); ++f)
-        if (e.message.find(kChecks[f]) != std::string::npos) {
+        if (e.message.find(kCompressedFlawChecks[f]) != std::string::npos) {
           ++flaws[f];
           return;
         }
