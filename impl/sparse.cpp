@@ -34,6 +34,16 @@ namespace storcheck {
 // 5) to_dense of a hybrid compressed tensor raises ("Hybrid tensors are not
 //    supported"); sparse_compressed_tensor accepts dense dims (and, as 1.13
 //    does, does not compare the values' dense sizes with `sizes`).
+// 6) to_dense of a compressed tensor whose compressed dim is 0 (CSR and BSR
+//    rows, CSC and BSC columns) but whose nnz is not (sparse_csr_tensor
+//    accepts compressed indices [0] with one plain index: no row to check
+//    it against) raises in 1.13: CSR and CSC reshape the 0-element result
+//    to [-1, R, C] ("cannot reshape tensor of 0 elements ...",
+//    invalid_argument), BSR and BSC select block 0 of none ("select():
+//    index 0 out of range", index_out_of_range). With nnz 0 both give
+//    zeros. Checked in PyTorch 1.13 on each layout, batched too; found by
+//    fake_fuzzer (-seed=1000): the reference observed the values of such a
+//    tensor where LibTorch cannot densify it.
 //
 // Note [Sparse check order]
 // As in ops.cpp (Note [Check order]): harness policies first (S8 on every
@@ -1099,6 +1109,20 @@ Result<Tensor> to_dense(Context& ctx, const SparseTensor& s) {
                    to_string(r - batch_ndim - 2) + ")");
   const bool by_row = row_compressed(s->layout);
   const bool blocked = is_blocked_layout(s->layout);
+  if (s->plain_indices->size(batch_ndim) > 0 &&
+      s->sizes[static_cast<size_t>(batch_ndim + (by_row ? 0 : 1))] == 0) {  // 6)
+    if (blocked)
+      return err(ErrorKind::kIndexOutOfRange,
+                 std::string(op) + ": select(): index 0 out of range for tensor of size [0, " +
+                     to_string(s->values->size(batch_ndim + 1)) + ", " +
+                     to_string(s->values->size(batch_ndim + 2)) + "] at dimension 0");
+    const int64_t rc[] = {-1, s->sizes[static_cast<size_t>(batch_ndim + (by_row ? 0 : 1))],
+                          s->sizes[static_cast<size_t>(batch_ndim + (by_row ? 1 : 0))]};
+    return err(ErrorKind::kInvalidArgument,
+               std::string(op) + ": cannot reshape tensor of 0 elements into shape " +
+                   format_ints(IntSpan(rc)) +
+                   " because the unspecified dimension size -1 can be any value and is ambiguous");
+  }
   std::vector<int64_t> alloc_sizes = s->sizes;
   if (s->layout == SparseLayout::kCsc)
     std::swap(alloc_sizes[batch_ndim], alloc_sizes[batch_ndim + 1]);
