@@ -682,6 +682,35 @@ TEST_F(SparseTest, SparseCompressedTensorValidatesInOneThirteenOrder) {
             ErrorKind::kInvalidArgument);
 }
 
+TEST_F(SparseTest, ToDenseOfAZeroCompressedDimWithEntriesRaisesAsOneThirteen) {
+  // Note [PyTorch 1.13 sparse conversions], 6): compressed indices [0] and
+  // one plain index build (no row checks the index), and 1.13's to_dense
+  // raises for each layout; with nnz 0 it gives zeros.
+  auto build = [&](SparseLayout l, Tensor v, Ints sz) {
+    return must(sparse_compressed_tensor(ctx, longs({1}, {0}), longs({1}, {0}), v, sz, l));
+  };
+  auto csr = to_dense(ctx, build(SparseLayout::kCsr, tensor({1}, {5}), {0, 4}));
+  EXPECT_EQ(kind(csr), ErrorKind::kInvalidArgument);
+  EXPECT_NE(message(csr).find("cannot reshape tensor of 0 elements into shape [-1, 0, 4]"),
+            std::string::npos)
+      << message(csr);
+  // CSC's result is built transposed: [-1, 0, 4] for sizes [4, 0] too.
+  auto csc = to_dense(ctx, build(SparseLayout::kCsc, tensor({1}, {5}), {4, 0}));
+  EXPECT_EQ(kind(csc), ErrorKind::kInvalidArgument);
+  EXPECT_NE(message(csc).find("[-1, 0, 4]"), std::string::npos) << message(csc);
+  for (SparseLayout l : {SparseLayout::kBsr, SparseLayout::kBsc}) {
+    auto b = to_dense(ctx, build(l, tensor({1, 2, 2}, D(4, 1)),
+                                 l == SparseLayout::kBsr ? Ints{0, 4} : Ints{4, 0}));
+    EXPECT_EQ(kind(b), ErrorKind::kIndexOutOfRange);
+    EXPECT_NE(message(b).find("select(): index 0 out of range"), std::string::npos) << message(b);
+  }
+  SparseTensor empty = must(sparse_compressed_tensor(
+      ctx, longs({1}, {0}), longs({0}, {}), tensor({0}, {}), Ints{0, 4}, SparseLayout::kCsr));
+  Tensor zeros = must(to_dense(ctx, empty));
+  EXPECT_EQ(zeros->geom.sizes[0], 0);
+  EXPECT_EQ(zeros->geom.sizes[1], 4);
+}
+
 // === Fake conversion (F4) =====================================================================
 
 TEST_F(SparseTest, FakePyTorchModeGivesCooWithNnzZeroKeepingDimsAndCoalescedF4) {
