@@ -1109,15 +1109,17 @@ Result<Tensor> to_dense(Context& ctx, const SparseTensor& s) {
                    to_string(r - batch_ndim - 2) + ")");
   const bool by_row = row_compressed(s->layout);
   const bool blocked = is_blocked_layout(s->layout);
+  const int64_t compressed_dim = batch_ndim + (by_row ? 0 : 1),
+                plain_dim = batch_ndim + (by_row ? 1 : 0);
   if (s->plain_indices->size(batch_ndim) > 0 &&
-      s->sizes[static_cast<size_t>(batch_ndim + (by_row ? 0 : 1))] == 0) {  // 6)
+      s->sizes[static_cast<size_t>(compressed_dim)] == 0) {  // 6)
     if (blocked)
       return err(ErrorKind::kIndexOutOfRange,
                  std::string(op) + ": select(): index 0 out of range for tensor of size [0, " +
                      to_string(s->values->size(batch_ndim + 1)) + ", " +
                      to_string(s->values->size(batch_ndim + 2)) + "] at dimension 0");
-    const int64_t rc[] = {-1, s->sizes[static_cast<size_t>(batch_ndim + (by_row ? 0 : 1))],
-                          s->sizes[static_cast<size_t>(batch_ndim + (by_row ? 1 : 0))]};
+    const int64_t rc[] = {-1, s->sizes[static_cast<size_t>(compressed_dim)],
+                          s->sizes[static_cast<size_t>(plain_dim)]};
     return err(ErrorKind::kInvalidArgument,
                std::string(op) + ": cannot reshape tensor of 0 elements into shape " +
                    format_ints(IntSpan(rc)) +
