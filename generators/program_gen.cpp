@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
 #include <ostream>
 #include <string>
@@ -2074,7 +2075,21 @@ class Builder {
 //   Case 7) fake or meta of a sparse variable, mostly COO (F4, F2: a repeat
 //      converts the same live tensor again), rarely to_meta (F8);
 //   Case 8) fake of a part (F4: a view of a sparse base raises);
-//   Case 9) drop (a sparse or any variable), sweep, memo_stats (F3).
+//   Case 9) drop (a sparse or any variable), sweep, memo_stats (F3);
+//   Case 10) a strided op on a part (an accessor's result, or what Case 10
+//      made of one), among those GenConfig::ops holds: group R on the
+//      storage the sparse tensor shares (shrink, rehydrate, reshrink,
+//      set_nonresizable, resize_storage to 0, 4, 16 or 256 bytes), group C
+//      (lazy_clone), copies and aliases (clone, contiguous, detach, alias,
+//      to, sum), mutable_data_ptr, and zero_ of a values() part. A result
+//      is a part again, writable when its input was values() (Case 5 then
+//      writes it; an index part is never written, as in Case 5). An
+//      emptied or undersized part makes the sparse tensor's reads S8, which
+//      every backend reports (Note [Sparse indices written through an
+//      accessor], oracles/torch_backend.cpp); rehydrate then gives zero
+//      indices, which may no longer be valid ones, the same note's case.
+//      Until 2026-12 the sparse programs ran no strided op on a part but
+//      Case 5's writes, and only the fuzzers' mutations reached these.
 // GenConfig::sparse_conversions off leaves out Cases 7, 8, sweep and
 // memo_stats (the cross-ref's sparse programs).
 // With probability invalid_per_mille/1000 a step is deliberately invalid:
@@ -2093,11 +2108,11 @@ class SparseBuilder {
                                                   : compressed_from_parts(c, pk, /*flawed=*/true))
                             : refuse(c)))
       return;
-    // Scenario weights out of 32 (Cases 0..9); see the test
+    // Scenario weights out of 36 (Cases 0..10); see the test
     // SparseConfig.SparseScenariosAreFrequentIn16StepPrograms.
-    static constexpr int kWeights[kCases] = {3, 4, 4, 2, 5, 2, 3, 6, 1, 2};
+    static constexpr int kWeights[kCases] = {3, 4, 4, 2, 5, 2, 3, 6, 1, 2, 4};
     int first = 0;
-    for (int r = c.op % 32; r >= kWeights[first]; ++first) r -= kWeights[first];
+    for (int r = c.op % 36; r >= kWeights[first]; ++first) r -= kWeights[first];
     for (int k = 0; k < kCases; ++k)
       if (scenario((first + k) % kCases, c, pk)) return;
   }
@@ -2112,7 +2127,7 @@ class SparseBuilder {
     SparseLayoutTag layout = SparseLayoutTag::kCoo;
     bool coalesced = false;  ///< kSparse: the flag; kPart: the part is values()
   };
-  static constexpr int kCases = 10;
+  static constexpr int kCases = 11;
 
   Step start(OpId op) {
     Step s;
@@ -2148,7 +2163,10 @@ class SparseBuilder {
       case 6: return dense_or_coalesce(pk);
       case 7: return cfg_.sparse_conversions && convert(pk);
       case 8: return cfg_.sparse_conversions && convert_part(pk);
-      default: return lifetime(pk);
+      case 9:
+        return lifetime(pk);
+      default:
+        return part_op(pk);
     }
   }
 
@@ -2496,6 +2514,36 @@ class SparseBuilder {
     s.args[0] = Arg::variable(vars_[static_cast<size_t>(v)].id);
     p_.steps.push_back(s);
     vars_.erase(vars_.begin() + v);
+    return true;
+  }
+  // Case 10)
+  bool part_op(Picker& pk) {
+    const int v = pick_var(pk, Kind::kPart);
+    if (v < 0) return false;
+    const Var in = vars_[static_cast<size_t>(v)];
+    static constexpr OpId kOps[] = {
+        OpId::kShrink,         OpId::kRehydrate, OpId::kReshrink, OpId::kSetNonresizable,
+        OpId::kResizeStorage,  OpId::kLazyClone, OpId::kClone,    OpId::kContiguous,
+        OpId::kDetach,         OpId::kAlias,     OpId::kTo,       OpId::kSum,
+        OpId::kMutableDataPtr, OpId::kZero_};
+    OpId ok[std::size(kOps)];
+    int n = 0;
+    for (OpId op : kOps)
+      if (cfg_.ops.test(static_cast<size_t>(op)) && (op != OpId::kZero_ || in.coalesced))
+        ok[n++] = op;
+    if (n == 0) return false;
+    const OpId op = ok[pk.below(n)];
+    Step s = start(op);
+    if (s.nargs > 0) s.args[0] = Arg::variable(in.id);
+    if (op == OpId::kResizeStorage) {
+      static constexpr int64_t kBytes[] = {0, 4, 16, 256};
+      s.args[1] = Arg::integer(kBytes[pk.below(4)]);
+    } else if (op == OpId::kTo) {
+      static constexpr DTypeArg kDtypes[] = {DTypeArg::kF32, DTypeArg::kI64, DTypeArg::kI32,
+                                             DTypeArg::kF64};
+      s.args[1] = Arg::dtype_arg(kDtypes[pk.below(4)]);
+    }
+    push(s, Kind::kPart, IntList{}, in.layout, in.coalesced);
     return true;
   }
   /// A deliberately refused step: a strided op on a sparse variable.

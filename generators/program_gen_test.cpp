@@ -518,6 +518,7 @@ TEST(SparseConfig, SparseScenariosAreFrequentIn16StepPrograms) {
     std::map<VarId, OpId> def;       // the op that defined each variable
     std::map<VarId, Step> def_step;  // and its step
     std::set<VarId> converted;       // sparse variables converted by fake
+    std::set<VarId> parts;           // accessors' results, and Case 10's of those
     for (const Step& s : p.steps) {
       auto arg_op = [&](int a) { return def.count(s.args[a].var) ? def[s.args[a].var] : OpId::kDrop; };
       auto sparse_op = [&](OpId o) { return op_info(o).category == OpCategory::kSparse &&
@@ -546,6 +547,21 @@ TEST(SparseConfig, SparseScenariosAreFrequentIn16StepPrograms) {
           arg_op(0) != OpId::kToDense)
         in_program.insert("convert_of_part");  // F4: a view of a sparse base
       if (s.op == OpId::kDrop && sparse_op(arg_op(0))) in_program.insert("drop_sparse");
+      // Case 10: a strided op on a part; rehydrate and reshrink take no operand.
+      const bool on_part =
+          s.nargs > 0 && s.args[0].kind == ArgKind::kVar && parts.count(s.args[0].var) != 0;
+      if (on_part && op_info(s.op).category != OpCategory::kSparse &&
+          op_info(s.op).category != OpCategory::kConvert && s.op != OpId::kDrop &&
+          s.op != OpId::kFill_ && s.op != OpId::kAdd_ && s.op != OpId::kMul_) {
+        in_program.insert("op_on_part");
+        if (s.op == OpId::kShrink || s.op == OpId::kResizeStorage)
+          in_program.insert("storage_op_on_part");
+        if (s.op == OpId::kLazyClone) in_program.insert("lazy_clone_of_part");
+        if (s.out != kNoVar) parts.insert(s.out);
+      }
+      if (s.out != kNoVar && s.info().category == OpCategory::kSparse && !sparse_op(s.op) &&
+          s.op != OpId::kToDense)
+        parts.insert(s.out);
       if (s.out != kNoVar) {
         def[s.out] = s.op;
         def_step[s.out] = s;
@@ -554,18 +570,25 @@ TEST(SparseConfig, SparseScenariosAreFrequentIn16StepPrograms) {
     for (const std::string& x : in_program) ++seen[x];
   }
   auto pct = [&](const char* x) { return 100.0 * seen[x] / n; };
+  // clang-format off
   const char* kScenarios[] = {
       "to_sparse_coo", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc",
       "sparse_coo_tensor", "coo:unsorted_duplicates", "coo:sorted", "coo:nnz0", "coo:hybrid",
       "values", "indices", "crow_indices", "col_indices", "ccol_indices", "row_indices",
       "write_through_part", "to_dense", "coalesce", "fake_of_sparse", "meta_of_sparse",
-      "fake_again", "to_meta", "convert_of_part", "drop_sparse", "sweep"};
+      "fake_again", "to_meta", "convert_of_part", "drop_sparse", "sweep", "op_on_part",
+      "storage_op_on_part"};
+  // clang-format on
   for (const char* x : kScenarios) {
     std::printf("sparse_config(): %s in %.1f%% of programs\n", x, pct(x));
     EXPECT_GE(pct(x), 5.0) << x;
   }
   EXPECT_GE(pct("fake_of_sparse"), 50.0);  // F4: the property's subject
   EXPECT_GE(pct("fake_again"), 10.0);      // F2: the same live sparse tensor again
+  EXPECT_GE(pct("op_on_part"), 25.0);      // Case 10: groups R and C on a part's storage
+  std::printf("sparse_config(): lazy_clone_of_part in %.1f%% of programs\n",
+              pct("lazy_clone_of_part"));
+  EXPECT_GE(pct("lazy_clone_of_part"), 2.0);  // one of Case 10's 14 ops
 }
 
 bool same_model(const ModelTensor& a, const ModelTensor& b) {
