@@ -2058,16 +2058,17 @@ class Builder {
 // converted (a meta or fake sparse tensor). Each record's op pick chooses a
 // scenario, in this order, each falling back to the next when no variable
 // fits it:
-//   Case 0) a dense factory: rank 2 or 3, small sizes (arange, rand, zeros);
+//   Case 0) a dense factory: rank 2 or 3, small sizes (arange, rand, zeros),
+//      f32 or i64, or now and then f64, i32, u8 or bool (sparse_dtype);
 //   Case 1) to_sparse_coo of a dense variable, sparse_dim in 1..rank;
 //   Case 2) to_sparse_csr/csc/bsr/bsc of a rank-2 dense variable, the
 //      blocksize a divisor of each size;
 //   Case 3) sparse_coo_tensor from generated i64 indices: `rand` (values in
 //      [0, 10): unsorted, duplicates) or `arange` (sorted, unique) over
 //      sparse sizes >= 10 that hold them, or a [sparse_dim, 0] `zeros` (nnz
-//      0); values `rand` with 0 or 1 dense dims (hybrid); or, half of the
-//      time, sparse_{csr,csc,bsr,bsc}_tensor from generated parts
-//      (compressed_from_parts);
+//      0); values `rand` (sparse_dtype) with 0 or 1 dense dims (hybrid);
+//      or, half of the time, sparse_{csr,csc,bsr,bsc}_tensor from generated
+//      parts (compressed_from_parts);
 //   Case 4) an accessor of a sparse variable (the one its layout has:
 //      values, indices of coalesced COO, crow/col_indices, ccol/row_indices);
 //   Case 5) a write through a values() part (fill_, add_, mul_; S3, S2);
@@ -2152,6 +2153,17 @@ class SparseBuilder {
     return ok[static_cast<size_t>(pk.below(static_cast<int64_t>(ok.size())))];
   }
 
+  /// A dense tensor's dtype: f32 mostly, `other` a third of the time, and
+  /// one in four times f64, i32, u8 or bool instead: to_sparse, to_dense,
+  /// coalesce (which sums duplicates in the values' own arithmetic: u8
+  /// wraps, bool ors) and the writes through values() run in each.
+  static DTypeArg sparse_dtype(Picker& pk, DTypeArg other) {
+    static constexpr DTypeArg kRare[] = {DTypeArg::kF64, DTypeArg::kI32, DTypeArg::kU8,
+                                         DTypeArg::kBool};
+    const DTypeArg d = pk.one_in(3) ? other : DTypeArg::kF32;
+    return pk.one_in(4) ? kRare[pk.below(4)] : d;
+  }
+
   bool scenario(int which, const StepChoice& c, Picker& pk) {
     switch (which) {
       case 0: return dense_factory(c, pk);
@@ -2175,8 +2187,9 @@ class SparseBuilder {
     IntList sizes;
     const int rank = 2 + static_cast<int>(pk.one_in(4));
     for (int d = 0; d < rank; ++d) storcheck::detail::push(sizes, pk.in(1, 4));
-    const int64_t kind = pk.below(3);
-    const DTypeArg dtype = pk.one_in(3) ? DTypeArg::kI64 : DTypeArg::kF32;
+    int64_t kind = pk.below(3);
+    const DTypeArg dtype = sparse_dtype(pk, DTypeArg::kI64);
+    if (dtype == DTypeArg::kBool && kind == 0) kind = 1;  // arange has no bool kernel
     Step s = start(kind == 0 ? OpId::kArange : kind == 1 ? OpId::kRand : OpId::kZeros);
     s.args[0] = Arg::ints(sizes);
     s.args[1] = Arg::dtype_arg(dtype);
@@ -2280,7 +2293,7 @@ class SparseBuilder {
     }
     Step v = start(OpId::kRand);
     v.args[0] = Arg::ints(vsizes);
-    v.args[1] = Arg::dtype_arg(DTypeArg::kF32);
+    v.args[1] = Arg::dtype_arg(sparse_dtype(pk, DTypeArg::kF32));
     v.args[2] = Arg::integer(c.seed + 1);
     const VarId vv = push(v, Kind::kDense, vsizes);
     Step s = start(OpId::kSparseCooTensor);

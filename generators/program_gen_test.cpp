@@ -527,6 +527,8 @@ TEST(SparseConfig, SparseScenariosAreFrequentIn16StepPrograms) {
                                             o != OpId::kColIndices && o != OpId::kCcolIndices &&
                                             o != OpId::kRowIndices; };
       in_program.insert(std::string(s.info().name));
+      if (s.op == OpId::kArange || s.op == OpId::kRand || s.op == OpId::kZeros)
+        in_program.insert("dtype:" + std::string(dtype_token(s.args[1].dtype)));
       if (s.op == OpId::kSparseCooTensor) {
         const OpId idx = arg_op(0);
         in_program.insert(idx == OpId::kRand ? "coo:unsorted_duplicates"
@@ -586,6 +588,11 @@ TEST(SparseConfig, SparseScenariosAreFrequentIn16StepPrograms) {
   EXPECT_GE(pct("fake_of_sparse"), 50.0);  // F4: the property's subject
   EXPECT_GE(pct("fake_again"), 10.0);      // F2: the same live sparse tensor again
   EXPECT_GE(pct("op_on_part"), 25.0);      // Case 10: groups R and C on a part's storage
+  for (const char* d : {"dtype:f32", "dtype:i64", "dtype:f64", "dtype:i32", "dtype:u8",
+                        "dtype:bool"}) {  // sparse_dtype
+    std::printf("sparse_config(): %s factories in %.1f%% of programs\n", d, pct(d));
+    EXPECT_GE(pct(d), 5.0) << d;
+  }
   std::printf("sparse_config(): lazy_clone_of_part in %.1f%% of programs\n",
               pct("lazy_clone_of_part"));
   EXPECT_GE(pct("lazy_clone_of_part"), 2.0);  // one of Case 10's 14 ops
