@@ -276,7 +276,10 @@ def from_blob(size, dtype):  # a tensor over foreign (numpy's) memory, zero-fill
     if any(f._cdata == storage(t)._cdata for f in globals().get("FOREIGN", [])):
         raise RuntimeError("lazy_clone: the storage's data has a foreign owner (C7)")
     n = storage(t).nbytes()
-    data = torch.zeros(max(n, extent(t) * t.element_size()), dtype=torch.uint8)
+    # On the storage's device: a fake or meta input's extent may be any size,
+    # and set_ below refuses its meta storage; its buffer allocates nothing.
+    data = torch.zeros(max(n, extent(t) * t.element_size()), dtype=torch.uint8,
+                       device=storage(t).device)
     data[:n] = torch.tensor([], dtype=torch.uint8).set_(storage(t))
     c = torch.tensor([], dtype=t.dtype).set_(storage(data), t.storage_offset(), t.shape, t.stride())
     storage(c).resize_(n)  # the source's byte size, even when it is undersized (C1)
