@@ -91,6 +91,19 @@ TEST(CrashSafety, RescueNeverOverwritesAnEarlierSavedProgram) {
   EXPECT_EQ(list_dir(dir).size(), 3u);
 }
 
+// Note [Write-ahead]: a shorter program is written over a longer one padded
+// with newlines; the saved program keeps one (a timeout's file had 700
+// blank lines after its program).
+TEST(CrashSafety, ASavedProgramLosesTheWriteAheadPadding) {
+  TempDir tmp;
+  const std::string& dir = tmp.path();
+  const std::string p = "views.ref_matches_eager";
+  const std::string program = "# storcheck program v1\nt0 = ones [3] f32\n";
+  write_with_mtime(inflight_path(dir, p), program + std::string(300, '\n'), 3000);
+  ASSERT_EQ(rescue_inflight(dir), (std::vector<std::string>{dir + "/died-" + p + "-3000.sc"}));
+  EXPECT_EQ(slurp(dir + "/died-" + p + "-3000.sc"), program);
+}
+
 // A run of a property whose inflight file another live run holds writes
 // its own and leaves the other's alone (before, it truncated it and the
 // other run's crash record was lost), and removes its own at the end.

@@ -381,6 +381,26 @@ std::string inflight_path(const std::string& dir, std::string_view property, lon
          ".sc";
 }
 
+namespace {
+
+/// Note [Write-ahead]: an inflight file ends in the blank lines that pad a
+/// shorter program over a longer one. A program saved from it (died-,
+/// timeout-) keeps one final newline: its reader sees the program, not
+/// hundreds of blank lines. Truncation only drops trailing newlines, so the
+/// file holds the whole program at every moment.
+void trim_padding(const std::string& path) {
+  std::string text;
+  {
+    std::ifstream f(path, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  }
+  const size_t last = text.find_last_not_of('\n');
+  const size_t keep = last == std::string::npos ? 0 : last + 2;  // one newline after it
+  if (keep < text.size()) (void)::truncate(path.c_str(), static_cast<off_t>(keep));
+}
+
+}  // namespace
+
 std::string save_died(const std::string& dir, std::string_view property, const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return "";
@@ -405,6 +425,7 @@ std::string save_died(const std::string& dir, std::string_view property, const s
     }
   }
   ::close(fd);
+  if (!saved.empty()) trim_padding(saved);
   return saved;
 }
 
@@ -544,9 +565,13 @@ class Watchdog {
           std::ifstream f(from, std::ios::binary);
           text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
         }
+        text.erase(text.find_last_not_of('\n') + 1);  // the padding (trim_padding)
         std::string dest = from.substr(0, from.rfind('/') + 1) + "timeout-" + property_ + "-" +
                            hex64(fnv1a(text)) + ".sc";
-        if (std::rename(from.c_str(), dest.c_str()) == 0) saved = dest;
+        if (std::rename(from.c_str(), dest.c_str()) == 0) {
+          saved = dest;
+          trim_padding(dest);
+        }
       }
       std::fprintf(stderr,
                    "storcheck: TIMEOUT in %s: a program ran longer than %.3g s "
