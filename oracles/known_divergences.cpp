@@ -148,12 +148,11 @@ const std::vector<KnownDivergence>& known_divergences() {
        "pytorch-fake-meta-device-assert-1.13, which a meta input that is not in the memo "
        "matches (its AssertionError)",
        "already a meta tensor"},
-      {"pytorch-lazy-clone-standin-pre-2.3", "1.13,2.0,2.1,2.2", "lazy_clone", "version,error",
+      {"pytorch-lazy-clone-standin-pre-2.3", "1.13,2.0,2.1,2.2", "lazy_clone", "error",
        "PyTorch before 2.3 has no torch._lazy_clone: the PyTorch spelling runs the emitted "
-       "scripts' eager stand-in, which builds the copy with set_ (version 1, where the "
-       "reference's lazy clone starts at 0, C1) and cannot set a real storage on a fake or "
-       "meta tensor",
-       ""},
+       "scripts' eager stand-in (an eager copy of the whole storage, C6), which cannot set a "
+       "real storage on a fake or meta tensor",
+       "different device"},
       {"pytorch-meta-set-resizes-storage-1.13", "1.13", "meta,fake", "storage_nbytes",
        "an upstream bug in PyTorch 1.13's MetaConverter (meta_utils.py): it builds each meta "
        "tensor with set_(storage, offset, sizes, strides), which resizes the shared meta "

@@ -211,6 +211,8 @@ Error classify_python_error(const std::string& type, const std::string& message)
     e.kind = ErrorKind::kIndexOutOfRange;  // split/chunk/unbind: Python's index past the results
   else if (type == "AssertionError")
     e.kind = ErrorKind::kOther;  // an assert inside PyTorch's Python, not a typed refusal
+  else if (message.rfind("lazy_clone: the storage's data has a foreign owner", 0) == 0)
+    e.kind = ErrorKind::kInvalidArgument;  // C7, raised by lazy_clone's stand-in (spelling.cpp)
   else
     e.kind = classify_torch_message(message);
   return e;

@@ -276,12 +276,14 @@ def from_blob(size, dtype):  # a tensor over foreign (numpy's) memory, zero-fill
     if any(f._cdata == storage(t)._cdata for f in globals().get("FOREIGN", [])):
         raise RuntimeError("lazy_clone: the storage's data has a foreign owner (C7)")
     n = storage(t).nbytes()
-    # On the storage's device: a fake or meta input's extent may be any size,
-    # and set_ below refuses its meta storage; its buffer allocates nothing.
-    data = torch.zeros(max(n, extent(t) * t.element_size()), dtype=torch.uint8,
-                       device=storage(t).device)
-    data[:n] = torch.tensor([], dtype=torch.uint8).set_(storage(t))
-    c = torch.tensor([], dtype=t.dtype).set_(storage(data), t.storage_offset(), t.shape, t.stride())
+    # The source's bytes first: set_ refuses a fake or meta input's (meta)
+    # storage before anything is allocated (its extent may be any size).
+    src = torch.tensor([], dtype=torch.uint8).set_(storage(t))
+    size = max(n, extent(t) * t.element_size())
+    data = torch.cat([src, torch.zeros(size - n + -size % t.element_size(), dtype=torch.uint8)])
+    # A view of a fresh tensor, detached: no view (no _base) and at version 0,
+    # as _lazy_clone's result (C1); set_ would have started it at 1.
+    c = data.view(t.dtype).as_strided(t.shape, t.stride(), t.storage_offset()).detach()
     storage(c).resize_(n)  # the source's byte size, even when it is undersized (C1)
     return c
 )PY"},
