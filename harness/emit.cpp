@@ -490,9 +490,15 @@ at::Tensor lazy_clone(const at::Tensor& t) {
     for (int64_t d = 0; d < t.dim(); ++d) need += (t.size(d) - 1) * t.stride(d);
     need *= static_cast<int64_t>(t.element_size());
   }
-  at::Tensor bytes = at::zeros({std::max(nbytes, need)}, at::kByte);
-  if (nbytes > 0) std::memcpy(bytes.data_ptr(), t.storage().data(), nbytes);
-  at::Tensor c = at::empty({0}, t.scalar_type()).set_(bytes.storage(), t.storage_offset(), t.sizes(), t.strides());
+  int64_t size = std::max(nbytes, need);
+  size += (t.element_size() - size % t.element_size()) % t.element_size();  // whole elements
+  // Filled by memcpy and memset, not by tensor ops, which would bump its version.
+  at::Tensor bytes = at::empty({size}, at::kByte);
+  uint8_t* data = static_cast<uint8_t*>(bytes.data_ptr());
+  if (nbytes > 0) std::memcpy(data, t.storage().data(), nbytes);
+  if (size > nbytes) std::memset(data + nbytes, 0, static_cast<size_t>(size - nbytes));
+  // A detached view of a fresh tensor: no view, and version 0 as _lazy_clone's result (C1).
+  at::Tensor c = bytes.view(t.scalar_type()).as_strided(t.sizes(), t.strides(), t.storage_offset()).detach();
   // The source's byte size, even when it is undersized (C1).
   at::native::resize_bytes_cpu(c.storage().unsafeGetStorageImpl(), static_cast<size_t>(nbytes));
   return c;
