@@ -566,8 +566,9 @@ long minor_faults() {
 // step): lazy_clone's stand-in for PyTorch before 2.3 (oracles/spelling.cpp)
 // zero-filled a CPU buffer of the input's extent before it found that a fake
 // input's storage is a meta one, which set_ refuses: a fake resized to
-// [4294967296, 2] had it fill 16 GiB. The buffer now stands on the input's
-// storage's device; the step still fails as before (the known divergence
+// [4294967296, 2] had it fill 16 GiB. The stand-in now takes the input's
+// bytes with set_ first, which refuses the meta storage before anything is
+// allocated; the step still fails as before (the known divergence
 // pytorch-lazy-clone-standin-pre-2.3), having touched nothing.
 TEST(PytorchBackend, LazyCloneOfALargeFakeAllocatesNothing) {
   SKIP_WITHOUT_PYTORCH();
