@@ -58,18 +58,6 @@ void expect_same_result(const CheckResult& a, const CheckResult& b) {
   EXPECT_EQ(a.failure_text, b.failure_text);
 }
 
-/// Switches a planted fault on for one scope and always back off, even when
-/// an assertion returns early.
-class FaultScope {
- public:
-  explicit FaultScope(Fault f) : ok_(set_active_fault(f)) {}
-  ~FaultScope() { set_active_fault(Fault::kNone); }
-  bool ok() const { return ok_; }
-
- private:
-  bool ok_;
-};
-
 TEST(Determinism, SameSeedGivesSameVerdictProgramsAndSteps) {
   if (!BackendSet::make().torch_cpu)
     GTEST_SKIP() << "built without LibTorch: views.ref_matches_eager needs a second backend";

@@ -1,12 +1,15 @@
 // What the properties' configs draw (harness/properties.cpp), where a
 // property's coverage depends on it.
+#include "harness/properties.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 
 #include "generators/program_gen.h"
-#include "harness/properties.h"
+#include "harness/test_support.h"
+#include "impl/fault.h"
 
 namespace storcheck {
 namespace {
@@ -50,6 +53,53 @@ TEST(Properties, CrossrefDrawsSparseProgramsWithoutConversions) {
                     OpId::kCrowIndices, OpId::kDrop})
       EXPECT_TRUE(seen.count(op)) << op_info(op).name;
   }
+}
+
+// Issue 3's example of a planted COW fault: a write through a view of a COW
+// tensor that does not materialize (Fault::kViewWriteSkipsCow writes into
+// the shared block). The reference's own COW invariants catch it, each
+// with its rule, in a few programs and shrunk to a few steps; the
+// reference-count rule (C2) holds, as the fault keeps every sharer.
+TEST(Properties, CowInvariantsCatchAViewWriteThatSkipsMaterialization) {
+  if (!fault_injection_available())
+    GTEST_SKIP() << "build without fault injection (-DSTORCHECK_FAULT_INJECTION=ON)";
+  FaultScope fault(Fault::kViewWriteSkipsCow);
+  ASSERT_TRUE(fault.ok());
+  struct Want {
+    const char* property;
+    const char* rule;  ///< "" : the property holds
+  };
+  for (Want w : {Want{"cow.views_materialize_once", "invariant broken: C3: "},
+                 Want{"cow.last_sharer_takes_ownership", "invariant broken: C4: "},
+                 Want{"cow.refcount_matches_sharers", ""}}) {
+    SCOPED_TRACE(w.property);
+    CheckOptions opt;
+    opt.seed = 1;
+    opt.programs = 3000;
+    opt.write_ahead = false;
+    BackendSet backends = BackendSet::make();
+    CheckResult r = check_property(property(w.property), opt, backends);
+    ASSERT_FALSE(r.skipped) << r.skip_reason;
+    if (*w.rule == '\0') {
+      EXPECT_TRUE(r.passed) << r.failure_text;
+      continue;
+    }
+    ASSERT_FALSE(r.passed) << "not caught in " << opt.programs << " programs";
+    EXPECT_NE(r.failure_text.find(w.rule), std::string::npos) << r.failure_text;
+    EXPECT_LE(r.counterexample.steps.size(), 5u);
+    // The shrunk program writes through a lazy clone's storage.
+    bool cloned = false;
+    for (const Step& s : r.counterexample.steps) cloned |= s.op == OpId::kLazyClone;
+    EXPECT_TRUE(cloned);
+  }
+  // Without the fault the first property holds on the same programs.
+  set_active_fault(Fault::kNone);
+  CheckOptions opt;
+  opt.seed = 1;
+  opt.programs = 3000;
+  opt.write_ahead = false;
+  BackendSet backends = BackendSet::make();
+  EXPECT_TRUE(check_property(property("cow.views_materialize_once"), opt, backends).passed);
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 #include <iterator>
 #include <string>
 
+#include "impl/fault.h"
+
 namespace storcheck {
 
 /// A fresh directory under /tmp, removed with everything in it at scope end
@@ -39,5 +41,20 @@ inline std::string read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
 }
+
+/// Switches a planted fault (impl/fault.h) on for one scope and always back
+/// off, even when an assertion returns early.
+class FaultScope {
+ public:
+  explicit FaultScope(Fault f) : ok_(set_active_fault(f)) {}
+  ~FaultScope() { set_active_fault(Fault::kNone); }
+  FaultScope(const FaultScope&) = delete;
+  FaultScope& operator=(const FaultScope&) = delete;
+  /// False when the build has no fault injection.
+  bool ok() const { return ok_; }
+
+ private:
+  bool ok_;
+};
 
 }  // namespace storcheck

@@ -34,6 +34,8 @@ std::string_view fault_name(Fault f) {
     case Fault::kRestoreOnlyInClone: return "restore_only_in_clone";
     case Fault::kRehydrateFromOneView: return "rehydrate_from_one_view";
     case Fault::kLastSharerCopies: return "last_sharer_copies";
+    case Fault::kViewWriteSkipsCow:
+      return "view_write_skips_cow";
     case Fault::kMemoStrongRef: return "memo_strong_ref";
     case Fault::kFakeViewLosesAliasing: return "fake_view_loses_aliasing";
     case Fault::kMetaOutplaceContiguous: return "meta_outplace_contiguous";

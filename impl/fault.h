@@ -28,6 +28,10 @@ enum class Fault {
   /// A write by the last sharer of a COW block copies it to a new address
   /// instead of taking ownership (C4).
   kLastSharerCopies,
+  /// An in-place scalar op (add_, mul_, ...) through a view that does not
+  /// start the storage or is not contiguous writes into the COW block
+  /// without materializing it, so every sharer sees the write (C3, C6).
+  kViewWriteSkipsCow,
   /// The meta/fake memo keeps a strong reference to the real tensor (F3):
   /// nothing it converted can die, and the memo never empties.
   kMemoStrongRef,
@@ -60,12 +64,21 @@ enum class Fault {
 };
 
 /// Every fault, kNone first.
-inline constexpr Fault kAllFaults[] = {
-    Fault::kNone,         Fault::kTransposeSquareStrides, Fault::kRestoreOnlyInClone,
-    Fault::kRehydrateFromOneView, Fault::kLastSharerCopies, Fault::kMemoStrongRef,
-    Fault::kFakeViewLosesAliasing, Fault::kMetaOutplaceContiguous, Fault::kFallbackConvertsViews,
-    Fault::kFallbackRunsInplaceView, Fault::kSparseFakeSwapsDims, Fault::kHangInZero,
-    Fault::kCrashInFill,  Fault::kThrowInClone};
+inline constexpr Fault kAllFaults[] = {Fault::kNone,
+                                       Fault::kTransposeSquareStrides,
+                                       Fault::kRestoreOnlyInClone,
+                                       Fault::kRehydrateFromOneView,
+                                       Fault::kLastSharerCopies,
+                                       Fault::kViewWriteSkipsCow,
+                                       Fault::kMemoStrongRef,
+                                       Fault::kFakeViewLosesAliasing,
+                                       Fault::kMetaOutplaceContiguous,
+                                       Fault::kFallbackConvertsViews,
+                                       Fault::kFallbackRunsInplaceView,
+                                       Fault::kSparseFakeSwapsDims,
+                                       Fault::kHangInZero,
+                                       Fault::kCrashInFill,
+                                       Fault::kThrowInClone};
 
 /// True when the build has fault injection compiled in.
 bool fault_injection_available();

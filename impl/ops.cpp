@@ -416,7 +416,12 @@ Status scalar_inplace(const Tensor& t, const Scalar& s, BinOp op, const char* na
   }
   uint8_t sv[8];
   store_scalar(sv, t->dtype, s);
-  uint8_t* data = t->storage->mutable_data();  // C3: the write materializes, once, for every view
+  // C3: the write materializes, once, for every view (the planted fault
+  // writes through a partial view into the shared block).
+  uint8_t* data =
+      fault_active(Fault::kViewWriteSkipsCow) && (t->geom.offset != 0 || !t->geom.is_contiguous())
+          ? const_cast<uint8_t*>(t->storage->read_data())
+          : t->storage->mutable_data();
   visit_dtype(t->dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T b = load_item<T>(sv);
