@@ -511,7 +511,7 @@ ShrinkFigures measure_planted_shrink(Backend* oracle, uint64_t seed, int64_t wan
     if (!rep.diverged) return false;
     const Mismatch& m = rep.divergence.mismatch;
     std::string_view op = op_info(q.steps[static_cast<size_t>(rep.divergence.step - 1)].op).name;
-    return match_known_divergence(op, m.field, m.a, m.b, version) == nullptr;
+    return match_known_divergence(op, m, version) == nullptr;
   };
   rc::Gen<Program> gen = gen_program(bench_config(16, 64));
   rc::Random root(seed);

@@ -177,6 +177,51 @@ TEST(Cli, ReproOfAFifoWithNoWriterDoesNotHang) {
   EXPECT_NE(o.out.find(": 0 steps on"), std::string::npos) << o.out;
 }
 
+// A `# known: ID` header expects that divergence, not any: a file that
+// diverges in another way is reported (it exited 0 as "expected" before).
+TEST(Cli, ReproOfAFileThatDivergesOtherwiseThanItsKnownHeaderFails) {
+  if (!BackendSet::make().torch_cpu) GTEST_SKIP() << "built without LibTorch: nothing diverges";
+  const KnownDivergence* k = find_known_divergence("resize-nonresizable-not-atomic-1.13");
+  ASSERT_NE(k, nullptr);
+  if (!k->applies_to(torch_version())) GTEST_SKIP() << "LibTorch " << torch_version();
+  TempDir tmp;
+  const std::string body = "t0 = arange [] f32\nset_nonresizable t0\nresize_ t0 [1,3]\n";
+  std::string e;
+  const std::string right = write_file_atomic(
+      tmp.path(), "right.sc", "# known: resize-nonresizable-not-atomic-1.13\n" + body, &e);
+  const std::string wrong =
+      write_file_atomic(tmp.path(), "wrong.sc", "# known: meta-fill-unchecked-1.13\n" + body, &e);
+  ASSERT_FALSE(right.empty() || wrong.empty()) << e;
+  Outcome a = cli({"repro", right.c_str()});
+  EXPECT_EQ(a.code, 0) << a.out;
+  EXPECT_NE(a.out.find("expected: known divergence resize-nonresizable-not-atomic-1.13"),
+            std::string::npos)
+      << a.out;
+  Outcome b = cli({"repro", wrong.c_str()});
+  EXPECT_EQ(b.code, 1) << b.out;
+  EXPECT_NE(b.out.find("not the declared known divergence meta-fill-unchecked-1.13: it matches "
+                       "resize-nonresizable-not-atomic-1.13"),
+            std::string::npos)
+      << b.out;
+  // The gate's replay of the corpus says the same.
+  TempDir corpus;
+  const std::string reg = corpus.path() + "/regressions";
+  ASSERT_TRUE(std::filesystem::create_directory(reg));
+  std::filesystem::copy_file(right, reg + "/right.sc");
+  std::filesystem::copy_file(wrong, reg + "/wrong.sc");
+  Outcome g = cli({"gate", "--programs", "20", "--corpus", corpus.path().c_str()});
+  EXPECT_EQ(g.code, 1) << g.out;
+  const size_t w = g.out.find("regression/wrong.sc");
+  ASSERT_NE(w, std::string::npos) << g.out;
+  EXPECT_NE(g.out.substr(w, g.out.find('\n', w) - w).find(" FAIL "), std::string::npos) << g.out;
+  EXPECT_NE(g.out.find("(not the declared known divergence meta-fill-unchecked-1.13)"),
+            std::string::npos)
+      << g.out;
+  const size_t r = g.out.find("regression/right.sc");
+  ASSERT_NE(r, std::string::npos) << g.out;
+  EXPECT_NE(g.out.substr(r, g.out.find('\n', r) - r).find(" xfail "), std::string::npos) << g.out;
+}
+
 TEST(Cli, ListNamesTheRequiredProperties) {
   Outcome o = cli({"list"});
   EXPECT_EQ(o.code, 0);

@@ -1074,8 +1074,7 @@ int emit_file(EmitLang lang, const std::string& path, const Limits& limits, std:
       std::string id = known_id_of(text);
       const KnownDivergence* k = id.empty() ? nullptr : find_known_divergence(id);
       if (!k || !k->applies_to(torch_version()))
-        k = match_known_divergence(op, d.mismatch.field, d.mismatch.a, d.mismatch.b,
-                                   torch_version());
+        k = match_known_divergence(op, d.mismatch, torch_version());
       if (k) r.known = EmitKnown{std::string(k->id), std::string(k->torch_versions),
                                  std::string(k->reason)};
     }

@@ -323,8 +323,7 @@ bool fails_once(const Property& prop, Runner& runner, const Program& p, std::str
   if (const KnownDivergence* k =
           prop.versus == Versus::kCpuVsCuda
               ? nullptr
-              : match_known_divergence(op, d.mismatch.field, d.mismatch.a, d.mismatch.b, version,
-                                       prop.needs_pytorch())) {
+              : match_known_divergence(op, d.mismatch, version, prop.needs_pytorch())) {
     if (known) ++*known;
     if (refusals) ++refusals->known_ids[std::string(k->id)];
     return false;

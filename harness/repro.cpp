@@ -180,13 +180,18 @@ int print_repro_report(const Program& p, const std::string& text, const std::str
   // LibTorch on two devices has no known divergence (harness/properties.cpp).
   const bool two_devices = list[0] == backends.torch_cpu.get() && list.size() == 2 && cuda;
   const KnownDivergence* matched =
-      two_devices ? nullptr
-                  : match_known_divergence(op, d.mismatch.field, d.mismatch.a, d.mismatch.b,
-                                           torch_version(), backends.pytorch != nullptr);
-  if (declared_applies || matched) {
-    const KnownDivergence* k = declared_applies ? declared : matched;
-    out << "expected: known divergence " << k->id << " on LibTorch " << torch_version() << ": "
-        << k->reason << "\n";
+      two_devices
+          ? nullptr
+          : match_known_divergence(op, d.mismatch, torch_version(), backends.pytorch != nullptr);
+  // The declared entry must be the one the divergence matches: a file that
+  // diverges in another way (another step, field or failure) is a finding.
+  if (declared_applies && matched != declared) {
+    out << "not the declared known divergence " << declared->id << ": "
+        << (matched ? "it matches " + std::string(matched->id) : std::string("it matches no entry"))
+        << " (oracles/known_divergences.cpp)\n";
+  } else if (matched) {
+    out << "expected: known divergence " << matched->id << " on LibTorch " << torch_version()
+        << ": " << matched->reason << "\n";
     return 0;
   }
   if (d.mismatch.var != kNoVar && !rep.last.empty()) {

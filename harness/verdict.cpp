@@ -53,10 +53,8 @@ Verdict Judge::judge(const Program& p) {
     std::string_view op = op_info(p.steps[static_cast<size_t>(d.step - 1)].op).name;
     v.what = d.to_string(p);
     v.signature = signature_of(p, d);
-    v.kind = match_known_divergence(op, d.mismatch.field, d.mismatch.a, d.mismatch.b,
-                                    torch_version())
-                 ? Verdict::Kind::kKnown
-                 : Verdict::Kind::kDivergence;
+    v.kind = match_known_divergence(op, d.mismatch, torch_version()) ? Verdict::Kind::kKnown
+                                                                     : Verdict::Kind::kDivergence;
     return v;
   }
   Runner alone({all[0]}, limits_);

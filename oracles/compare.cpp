@@ -59,6 +59,10 @@ bool compare_observations(const Observation& a, const Capabilities& ca, const Ob
     m->var = var;
     m->a = std::move(x);
     m->b = std::move(y);
+    m->error_a = a.error_message;
+    m->error_b = b.error_message;
+    const size_t k = static_cast<size_t>(var);
+    m->on_meta = var != kNoVar && k < a.vars.size() && a.vars[k].live && observed_meta(a.vars[k]);
     return false;
   };
   if (ca.cow_refs && cb.cow_refs && a.cow_copies != b.cow_copies)

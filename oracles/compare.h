@@ -29,6 +29,11 @@ struct Mismatch {
   VarId var = kNoVar;  ///< kNoVar for the step-level field "error"
   std::string a;       ///< the first backend's value, printed
   std::string b;       ///< the second backend's value, printed
+  // Where it happened, for the known-divergence list (oracles/known_divergences.h):
+  /// The step's error message in each backend ("" : the step succeeded there).
+  std::string error_a, error_b;
+  /// The differing variable is a meta or fake tensor in the first backend.
+  bool on_meta = false;
 };
 
 /// True when equal on every field both can observe; else fills *m. With

@@ -52,7 +52,7 @@ const std::vector<KnownDivergence>& known_divergences() {
        "not reach the storage's end (every alias sees the smaller storage); later LibTorch "
        "only grows it ('The old behavior was to unconditionally set_nbytes'), as the "
        "reference does (Note [set_] in impl/ops.cpp)",
-       ""},
+       "", "", /*meta_only=*/true},
       {"meta-fill-unchecked-1.13", "1.13", "fill_", "error",
        "LibTorch 1.13's fill_ on the meta device skips the scalar range check that eager makes "
        "(value cannot be converted to type ... without overflow); SEMANTICS F9 says meta "
@@ -76,13 +76,15 @@ const std::vector<KnownDivergence>& known_divergences() {
        "LibTorch 1.13's resize_ sets the new sizes and strides before it tries to grow a "
        "non-resizable storage, so the failed call leaves the tensor half-changed (also add_out's "
        "and mul_out's resize of an out of other sizes, which calls resize_); the reference keeps "
-       "the strong guarantee of SEMANTICS S10"},
+       "the strong guarantee of SEMANTICS S10",
+       "", "not resizable"},
       {"out-restride-not-atomic-1.13", "1.13", "add_out,mul_out", "rank,sizes,strides",
        "LibTorch 1.13's structured out= kernels resize out (resize_) and then restride it "
        "(as_strided_), which raises on a negative stride: for a 0-element input of huge sizes "
        "the iterator's strides wrap negative, so the failed call leaves out resized to the "
        "input's sizes with resize_'s strides; the reference raises the same error before the "
-       "resize (SEMANTICS S10's strong guarantee)"},
+       "resize (SEMANTICS S10's strong guarantee)",
+       "", "Negative strides are not supported"},
       {"to-meta-sparse-coo-empty-1.13", "1.13", "to_meta", "sparse_dim,dense_dim,nnz,coalesced",
        "LibTorch 1.13's to(kMeta) of a sparse COO tensor gives a new empty one of the same sizes "
        "and dtype: nnz 0, sparse_dim = rank, dense_dim 0, coalesced (a hybrid or uncoalesced "
@@ -228,20 +230,31 @@ const std::vector<KnownDivergence>& known_divergences() {
   return kList;
 }
 
-const KnownDivergence* match_known_divergence(std::string_view op, const std::string& field,
-                                              const std::string& a, const std::string& b,
-                                              std::string_view torch_version,
-                                              bool with_pytorch,
+const KnownDivergence* match_known_divergence(std::string_view op, const Mismatch& m,
+                                              std::string_view torch_version, bool with_pytorch,
                                               const std::vector<KnownDivergence>& list) {
   for (const KnownDivergence& k : list) {
     if (!k.applies_to(torch_version)) continue;
     if (is_pytorch_entry(k) && !with_pytorch) continue;
     if (k.op != "*" && !list_contains(k.op, op)) continue;
-    if (!list_contains(k.field, field)) continue;
-    if (!k.contains.empty() && !either_contains(k.contains, a, b)) continue;
+    if (!list_contains(k.field, m.field)) continue;
+    if (!k.contains.empty() && !either_contains(k.contains, m.a, m.b)) continue;
+    if (!k.step_error.empty() && !either_contains(k.step_error, m.error_a, m.error_b)) continue;
+    if (k.meta_only && !m.on_meta) continue;
     return &k;
   }
   return nullptr;
+}
+
+const KnownDivergence* match_known_divergence(std::string_view op, const std::string& field,
+                                              const std::string& a, const std::string& b,
+                                              std::string_view torch_version, bool with_pytorch,
+                                              const std::vector<KnownDivergence>& list) {
+  Mismatch m;
+  m.field = field;
+  m.a = a;
+  m.b = b;
+  return match_known_divergence(op, m, torch_version, with_pytorch, list);
 }
 
 bool is_pytorch_entry(const KnownDivergence& k) { return k.id.substr(0, 8) == "pytorch-"; }

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "oracles/compare.h"
+
 namespace storcheck {
 
 struct KnownDivergence {
@@ -28,6 +30,14 @@ struct KnownDivergence {
   /// A substring one side of the mismatch must contain ("" : any); '|'
   /// separates alternatives (each backend words its error its own way).
   std::string_view contains = "";
+  /// A substring the step's error message must contain in one backend ("" :
+  /// any outcome); '|' separates alternatives. An entry for what a failed
+  /// call leaves behind names the failure, or it would also explain the
+  /// same field differing after a call that succeeded.
+  std::string_view step_error = "";
+  /// The differing variable must be a meta or fake tensor: an entry for a
+  /// meta kernel must not explain the same op's difference on real data.
+  bool meta_only = false;
   bool applies_to(std::string_view torch_version) const;
 };
 
@@ -49,6 +59,14 @@ const KnownDivergence* match_known_divergence(std::string_view op, const std::st
                                               bool with_pytorch = false,
                                               const std::vector<KnownDivergence>& list =
                                                   known_divergences());
+/// The same, keyed also by where the mismatch happened (the step's error
+/// messages and the variable's device, Mismatch in oracles/compare.h): what
+/// every divergence found by running a program is matched with. The form
+/// above knows only the field and values: a step that succeeded, on real
+/// tensors.
+const KnownDivergence* match_known_divergence(
+    std::string_view op, const Mismatch& m, std::string_view torch_version,
+    bool with_pytorch = false, const std::vector<KnownDivergence>& list = known_divergences());
 /// An entry of PyTorch's Python stack (id "pytorch-..."), seen only by the
 /// PyTorch backend.
 bool is_pytorch_entry(const KnownDivergence& k);

@@ -190,6 +190,74 @@ TEST(KnownDivergences, MatchByIdAndVersionPrefix) {
   EXPECT_EQ(find_known_divergence("missing", list), nullptr);
 }
 
+// Entries for what a failed call leaves behind (S10) name the failure, and
+// the meta-kernel entry for set_ the device: the same field differing after
+// a call that succeeded, or on real tensors, is a finding. Until 2026-12-03
+// the three entries matched the op and field alone, so any sizes or strides
+// divergence after a resize_, add_out or mul_out, and any storage_nbytes
+// divergence after a set_ on CPU, counted as expected.
+TEST(KnownDivergences, FailedCallAndMetaEntriesNeedTheirContext) {
+  auto mismatch = [](const char* field, VarId var, const char* a, const char* b) {
+    Mismatch m;
+    m.field = field;
+    m.var = var;
+    m.a = a;
+    m.b = b;
+    return m;
+  };
+  Mismatch m = mismatch("sizes", 0, "[]", "[1, 3]");
+  EXPECT_EQ(match_known_divergence("resize_", m, "1.13.0"), nullptr);
+  m.error_a = m.error_b = "Trying to resize storage that is not resizable";
+  const KnownDivergence* k = match_known_divergence("resize_", m, "1.13.0");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->id, "resize-nonresizable-not-atomic-1.13");
+  EXPECT_EQ(match_known_divergence("resize_", m, "2.4.0"), nullptr);  // 1.13 only
+
+  Mismatch o = mismatch("rank", 0, "3", "9");
+  EXPECT_EQ(match_known_divergence("add_out", o, "1.13.0"), nullptr);
+  o.error_b = "as_strided: Negative strides are not supported at the moment, got strides: [-8]";
+  k = match_known_divergence("add_out", o, "1.13.0");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->id, "out-restride-not-atomic-1.13");
+
+  Mismatch n = mismatch("storage_nbytes", 2, "48", "16");
+  EXPECT_EQ(match_known_divergence("set_", n, "1.13.0"), nullptr);
+  n.on_meta = true;
+  k = match_known_divergence("set_", n, "1.13.0");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->id, "meta-set-sets-nbytes-1.13");
+}
+
+// The runner's mismatch carries that context: the step's error message in
+// each backend and whether the differing variable is meta.
+TEST(KnownDivergences, TheRunnersMismatchCarriesTheStepErrorsAndTheDevice) {
+  auto a = make_reference_backend();
+  {
+    SkewedBackend b(4);  // t1's strides, after the failed resize_
+    Runner r({a.get(), &b}, Limits{});
+    Program p =
+        parse_ok("t0 = arange [3] f32\nt1 = view t0 [3]\nset_nonresizable t1\nresize_ t1 [9]\n");
+    RunReport rep = r.run(p);
+    ASSERT_TRUE(rep.diverged);
+    EXPECT_EQ(rep.divergence.step, 4);
+    EXPECT_EQ(rep.divergence.mismatch.field, "strides");
+    EXPECT_EQ(rep.divergence.mismatch.error_a, "Trying to resize storage that is not resizable");
+    EXPECT_EQ(rep.divergence.mismatch.error_b, rep.divergence.mismatch.error_a);
+    EXPECT_FALSE(rep.divergence.mismatch.on_meta);
+  }
+  {
+    SkewedBackend b(3);  // t1, a meta tensor, at a step that succeeds
+    Runner r({a.get(), &b}, Limits{});
+    Program p = parse_ok("t0 = arange [3] f32\nt1 = meta t0\nt2 = view t1 [3]\n");
+    RunReport rep = r.run(p);
+    ASSERT_TRUE(rep.diverged);
+    EXPECT_EQ(rep.divergence.step, 3);
+    EXPECT_EQ(rep.divergence.mismatch.var, 1);
+    EXPECT_TRUE(rep.divergence.mismatch.on_meta);
+    EXPECT_EQ(rep.divergence.mismatch.error_a, "");
+  }
+}
+
 TEST(KnownDivergences, ShippedListHasUniqueIdsAndReasons) {
   const auto& list = known_divergences();
   for (size_t i = 0; i < list.size(); ++i) {

@@ -26,8 +26,7 @@ struct Both {
   std::string known(const RunReport& rep) const {
     const Divergence& d = rep.divergence;
     std::string_view op = op_info(program.steps[static_cast<size_t>(d.step - 1)].op).name;
-    const KnownDivergence* k =
-        match_known_divergence(op, d.mismatch.field, d.mismatch.a, d.mismatch.b, torch_version());
+    const KnownDivergence* k = match_known_divergence(op, d.mismatch, torch_version());
     return k ? std::string(k->id) : std::string();
   }
 };
