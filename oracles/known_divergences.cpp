@@ -1,5 +1,7 @@
 #include "oracles/known_divergences.h"
 
+#include <cstdio>
+
 namespace storcheck {
 
 namespace {
@@ -23,6 +25,35 @@ bool either_contains(std::string_view alternatives, const std::string& a, const 
     if (bar == std::string_view::npos) return false;
     alternatives.remove_prefix(bar + 1);
   }
+}
+
+/// A printed memo ("3 tensors, 2 storages (0 pending), 0 sparse", compare.cpp).
+struct PrintedMemo {
+  long long tensors = -1, storages = -1, pending = -1, sparse = -1;
+};
+PrintedMemo parse_memo(const std::string& printed) {
+  PrintedMemo m;
+  if (std::sscanf(printed.c_str(), "%lld tensors, %lld storages (%lld pending), %lld sparse",
+                  &m.tensors, &m.storages, &m.pending, &m.sparse) != 4)
+    return PrintedMemo{};
+  return m;
+}
+
+/// pytorch-memo-keeps-view-bases: PyTorch's memo (the second backend's)
+/// holds more tensors than the reference's, never fewer.
+bool pytorch_holds_more_tensors(const Mismatch& m) {
+  return parse_memo(m.b).tensors > parse_memo(m.a).tensors;
+}
+
+/// pytorch-storage-pending-after-its-tensor-1.13: PyTorch's memo holds the
+/// same tensors, and its pending list more entries, at least one for each
+/// storage it holds beyond the reference's (the list names a storage once
+/// per tensor entry that died while the storage lived).
+bool pytorch_extra_storages_pending(const Mismatch& m) {
+  const PrintedMemo a = parse_memo(m.a), b = parse_memo(m.b);
+  return a.tensors >= 0 && b.tensors == a.tensors && b.sparse == a.sparse &&
+         b.storages >= a.storages && b.pending > a.pending &&
+         b.pending - a.pending >= b.storages - a.storages;
 }
 }  // namespace
 
@@ -116,8 +147,22 @@ const std::vector<KnownDivergence>& known_divergences() {
        "PyTorch 1.13's MetaConverter converts a view by converting its autograd base first "
        "(meta_tensor(t._base)) and memoizes both; the base stays alive as long as the view "
        "(t._base), so its entry counts until the view dies. The reference memoizes the "
-       "tensors it was asked to convert (F2, F3)",
-       ""},
+       "tensors it was asked to convert (F2, F3). PyTorch's memo then holds more tensors, "
+       "never fewer",
+       "", "", false, pytorch_holds_more_tensors},
+      {"pytorch-storage-pending-after-its-tensor-1.13", "1.13", "memo_stats,sweep",
+       "fake_memo,meta_memo",
+       "PyTorch 1.13's MetaConverter drops a tensor's entry in a weakref.finalize callback, "
+       "which runs before the tensor's storage is freed ('even though the tensor has died, the "
+       "deallocation of its storage can take longer, even when the storage has no other "
+       "uses/views', Note [expired-storages] in meta_utils.py), and puts the storage on its "
+       "maybe_storages_to_delete list whenever it is still alive then, once per dead tensor "
+       "entry, even while other tensors hold it; a sweep removes only the storages that died. "
+       "F3 drops a storage's entry at the death of its last tensor entry when the storage died "
+       "with it, and counts as pending only the storages whose tensor entries all died, as the "
+       "reference does. PyTorch's memo then holds the same tensors, and more pending entries, "
+       "at least one for each extra storage",
+       "", "", false, pytorch_extra_storages_pending},
       {"pytorch-meta-storage-resize-1.13", "1.13", "resize_storage,shrink", "error",
        "PyTorch 1.13's Python UntypedStorage.resize_ supports cpu and cuda storages only "
        "('got unexpected device type meta'); the reference (and LibTorch C++) resize a meta "
@@ -241,6 +286,7 @@ const KnownDivergence* match_known_divergence(std::string_view op, const Mismatc
     if (!k.contains.empty() && !either_contains(k.contains, m.a, m.b)) continue;
     if (!k.step_error.empty() && !either_contains(k.step_error, m.error_a, m.error_b)) continue;
     if (k.meta_only && !m.on_meta) continue;
+    if (k.when && !k.when(m)) continue;
     return &k;
   }
   return nullptr;

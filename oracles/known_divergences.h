@@ -38,6 +38,9 @@ struct KnownDivergence {
   /// The differing variable must be a meta or fake tensor: an entry for a
   /// meta kernel must not explain the same op's difference on real data.
   bool meta_only = false;
+  /// A further condition on the mismatch, for what a substring cannot say
+  /// (which side holds more); nullptr: none.
+  bool (*when)(const Mismatch&) = nullptr;
   bool applies_to(std::string_view torch_version) const;
 };
 

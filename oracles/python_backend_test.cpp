@@ -616,6 +616,47 @@ TEST(PytorchBackend, LazyCloneOfAForeignStorageIsInvalidArgument) {
   EXPECT_EQ(rep.trace[1].errors.at(1), ErrorKind::kInvalidArgument) << rep.trace[1].messages.at(1);
 }
 
+// Found by pytorch.fake_matches_reference (--seed 1924) once the
+// pytorch-memo-keeps-view-bases entry required PyTorch's memo to hold more
+// tensors: from_blob's helper kept a strong reference to every storage it
+// made (for lazy_clone's C7 check), so a dropped from_blob tensor's storage
+// stayed in the FakeTensorConverter's storage memo after a sweep
+// (PyTorch "0 tensors, 1 storages (2 pending)" where the reference's memo was
+// empty). The helper keeps weak references now; C7 still holds while the
+// storage lives (the test above).
+TEST(PytorchBackend, ADroppedFromBlobStorageLeavesTheMemos) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse(
+      "t0 = from_blob [3] i64\nt1 = fake t0\ndrop t0\nsweep\nt2 = from_blob [2] f32\n"
+      "t3 = lazy_clone t2\n");
+  RunReport rep = run(p, {backends().reference.get(), backends().pytorch.get()});
+  EXPECT_FALSE(rep.diverged) << rep.divergence.to_string(p);
+  ASSERT_EQ(rep.trace.size(), 6u);
+  EXPECT_EQ(rep.trace[5].errors.at(1), ErrorKind::kInvalidArgument) << rep.trace[5].messages.at(1);
+}
+
+// PyTorch 1.13 drops a tensor's memo entry before its storage dies (Note
+// [expired-storages] in meta_utils.py): its storage entry waits as pending
+// until a sweep, where the reference's goes with the tensor. Known
+// divergence pytorch-storage-pending-after-its-tensor-1.13; a sweep first
+// and the memos agree.
+TEST(PytorchBackend, AStorageThatDiedWithItsTensorIsPendingUntilASweep) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse("t0 = ones [] i64\nt1 = fake t0\ndrop t0\nmemo_stats\n");
+  RunReport rep = run(p, {backends().reference.get(), backends().pytorch.get()});
+  ASSERT_TRUE(rep.diverged);
+  EXPECT_EQ(rep.divergence.to_string(p),
+            "step 4 (memo_stats): fake_memo: reference 0 tensors, 0 storages (0 pending), 0 "
+            "sparse vs pytorch 0 tensors, 1 storages (1 pending), 0 sparse");
+  const KnownDivergence* k =
+      match_known_divergence("memo_stats", rep.divergence.mismatch, pytorch_version(), true);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->id, "pytorch-storage-pending-after-its-tensor-1.13");
+  Program q = parse("t0 = ones [] i64\nt1 = fake t0\ndrop t0\nsweep\nmemo_stats\n");
+  RunReport swept = run(q, {backends().reference.get(), backends().pytorch.get()});
+  EXPECT_FALSE(swept.diverged) << swept.divergence.to_string(q);
+}
+
 /// GC-tracked Python objects after a full collection, frozen ones left out
 /// (gc.get_objects() does not list the permanent generation); -1 without Python.
 long python_unfrozen_objects() {

@@ -226,6 +226,27 @@ TEST(KnownDivergences, FailedCallAndMetaEntriesNeedTheirContext) {
   k = match_known_divergence("set_", n, "1.13.0");
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(k->id, "meta-set-sets-nbytes-1.13");
+
+  // PyTorch's memo keeps view bases: it holds more tensors than the
+  // reference's (the second backend's count is larger), never fewer.
+  Mismatch more = mismatch("meta_memo", kNoVar, "1 tensors, 1 storages (0 pending), 0 sparse",
+                           "2 tensors, 1 storages (0 pending), 0 sparse");
+  k = match_known_divergence("memo_stats", more, "1.13.0", /*with_pytorch=*/true);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->id, "pytorch-memo-keeps-view-bases");
+  std::swap(more.a, more.b);
+  EXPECT_EQ(match_known_divergence("memo_stats", more, "1.13.0", /*with_pytorch=*/true), nullptr);
+
+  // Its pending list keeps storages the reference dropped; a storage it
+  // keeps that is not pending is a leak (F3), a finding.
+  Mismatch pending = mismatch("fake_memo", kNoVar, "0 tensors, 0 storages (0 pending), 0 sparse",
+                              "0 tensors, 1 storages (1 pending), 0 sparse");
+  k = match_known_divergence("memo_stats", pending, "1.13.0", /*with_pytorch=*/true);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->id, "pytorch-storage-pending-after-its-tensor-1.13");
+  pending.b = "0 tensors, 1 storages (0 pending), 0 sparse";
+  EXPECT_EQ(match_known_divergence("memo_stats", pending, "1.13.0", /*with_pytorch=*/true),
+            nullptr);
 }
 
 // The runner's mismatch carries that context: the step's error message in

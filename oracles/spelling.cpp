@@ -253,15 +253,21 @@ const Helper kPythonHelpers[] = {
     {"sum64(", R"PY(def sum64(t):  # floating sums accumulate in float64
     return t.sum(dtype=torch.float64) if t.is_floating_point() else t.sum()
 )PY"},
-    {"from_blob(", R"PY(FOREIGN = []  # storages whose memory PyTorch does not own (C7), kept alive
+    {"from_blob(",
+     R"PY(FOREIGN = []  # weak references to the storages over memory PyTorch does not own (C7)
 
 
 def from_blob(size, dtype):  # a tensor over foreign (numpy's) memory, zero-filled
     import numpy  # PyTorch's own dependency
+    from torch.multiprocessing.reductions import StorageWeakRef
     kind = torch.empty(0, dtype=dtype).numpy().dtype
     stride = [math.prod(max(n, 1) for n in size[d + 1:]) for d in range(len(size))]
-    t = torch.from_numpy(numpy.zeros(math.prod(size), dtype=kind)).as_strided(size, stride)
-    FOREIGN.append(storage(t))
+    # detach: no view of the numpy-backed tensor (no _base for a converter to
+    # convert and memoize with it), as from_blob's tensor is none.
+    t = torch.from_numpy(numpy.zeros(math.prod(size), dtype=kind)).as_strided(size, stride).detach()
+    # Weak: the storage dies with its last tensor, as it would in a program
+    # that called from_blob (a strong reference kept it in the converters' memos).
+    FOREIGN.append(StorageWeakRef(storage(t)))
     return t
 )PY"},
     {"lazy_clone(", R"PY(def lazy_clone(t):  # C1: torch._lazy_clone, from PyTorch 2.3
@@ -273,7 +279,7 @@ def from_blob(size, dtype):  # a tensor over foreign (numpy's) memory, zero-fill
         print(f"note: PyTorch {torch.__version__} has no torch._lazy_clone (2.3+): "
               "lazy_clone runs as an eager copy; copy-on-write state is not checked")
         lazy_clone.noted = True
-    if any(f._cdata == storage(t)._cdata for f in globals().get("FOREIGN", [])):
+    if any(not f.expired() and f.cdata == storage(t)._cdata for f in globals().get("FOREIGN", [])):
         raise RuntimeError("lazy_clone: the storage's data has a foreign owner (C7)")
     n = storage(t).nbytes()
     # The source's bytes first: set_ refuses a fake or meta input's (meta)
