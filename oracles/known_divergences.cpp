@@ -1,6 +1,7 @@
 #include "oracles/known_divergences.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace storcheck {
 
@@ -54,6 +55,19 @@ bool pytorch_extra_storages_pending(const Mismatch& m) {
   return a.tensors >= 0 && b.tensors == a.tensors && b.sparse == a.sparse &&
          b.storages >= a.storages && b.pending > a.pending &&
          b.pending - a.pending >= b.storages - a.storages;
+}
+
+/// pytorch-meta-sparse-coo-nnz-0-1.13: PyTorch's side (either, by property)
+/// has nnz 0.
+bool one_side_nnz_0(const Mismatch& m) { return m.a == "0" || m.b == "0"; }
+
+/// to-meta-sparse-coo-empty-1.13: LibTorch's side (the second) is a new
+/// empty COO tensor: nnz 0, dense_dim 0, coalesced, sparse_dim the rank
+/// (more than the input's).
+bool libtorch_side_empty_coo(const Mismatch& m) {
+  if (m.field == "nnz" || m.field == "dense_dim") return m.b == "0";
+  if (m.field == "coalesced") return m.b == "coalesced";
+  return m.field == "sparse_dim" && std::atoll(m.b.c_str()) > std::atoll(m.a.c_str());
 }
 }  // namespace
 
@@ -121,7 +135,8 @@ const std::vector<KnownDivergence>& known_divergences() {
        "and dtype: nnz 0, sparse_dim = rank, dense_dim 0, coalesced (a hybrid or uncoalesced "
        "input loses its dims split and flag); SEMANTICS F8 says to_meta keeps nnz, the "
        "sparse/dense dims split and the coalesced flag, as later PyTorch does, and the "
-       "reference does"},
+       "reference does",
+       "", "", false, libtorch_side_empty_coo},
       {"meta-sparse-compressed-1.13", "1.13", "meta,fake,to_meta", "error",
        "LibTorch 1.13 has no meta tensors of the compressed sparse layouts (CSR, CSC, BSR, "
        "BSC): every way of building one raises ('Unsupported device type for SparseCsr "
@@ -235,7 +250,7 @@ const std::vector<KnownDivergence>& known_divergences() {
        "sparse_resize_and_clear_); SEMANTICS F4 allows that in PyTorch's converter, and the "
        "reference's `meta` (and the LibTorch backend's) is the faithful mode that keeps nnz "
        "(their `fake` gives nnz 0 and agrees)",
-       ""},
+       "", "", false, one_side_nnz_0},
       {"pytorch-meta-sparse-compressed-1.13", "1.13", "meta,fake,to_meta", "error",
        "PyTorch 1.13 converts no compressed sparse tensor (CSR, CSC, BSR, BSC): "
        "FakeTensorMode.from_tensor raises UnsupportedFakeTensorException ('meta converter "

@@ -247,6 +247,24 @@ TEST(KnownDivergences, FailedCallAndMetaEntriesNeedTheirContext) {
   pending.b = "0 tensors, 1 storages (0 pending), 0 sparse";
   EXPECT_EQ(match_known_divergence("memo_stats", pending, "1.13.0", /*with_pytorch=*/true),
             nullptr);
+
+  // LibTorch 1.13's to(kMeta) of a COO tensor is a new empty one: only its
+  // values (nnz 0, dense_dim 0, coalesced, sparse_dim the rank) match.
+  k = match_known_divergence("to_meta", mismatch("nnz", 1, "4", "0"), "1.13.0");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->id, "to-meta-sparse-coo-empty-1.13");
+  EXPECT_EQ(match_known_divergence("to_meta", mismatch("nnz", 1, "4", "3"), "1.13.0"), nullptr);
+  EXPECT_NE(match_known_divergence("to_meta", mismatch("sparse_dim", 1, "1", "2"), "1.13.0"),
+            nullptr);
+  EXPECT_EQ(match_known_divergence("to_meta", mismatch("sparse_dim", 1, "2", "1"), "1.13.0"),
+            nullptr);
+  EXPECT_EQ(match_known_divergence("to_meta", mismatch("coalesced", 1, "coalesced", "uncoalesced"),
+                                   "1.13.0"),
+            nullptr);
+  // PyTorch's MetaConverter gives a COO tensor nnz 0, on either side.
+  EXPECT_NE(match_known_divergence("meta", mismatch("nnz", 1, "0", "4"), "1.13.0", true), nullptr);
+  EXPECT_NE(match_known_divergence("meta", mismatch("nnz", 1, "4", "0"), "1.13.0", true), nullptr);
+  EXPECT_EQ(match_known_divergence("meta", mismatch("nnz", 1, "4", "2"), "1.13.0", true), nullptr);
 }
 
 // The runner's mismatch carries that context: the step's error message in
