@@ -501,6 +501,8 @@ at::Tensor lazy_clone(const at::Tensor& t) {
   at::Tensor c = bytes.view(t.scalar_type()).as_strided(t.sizes(), t.strides(), t.storage_offset()).detach();
   // The source's byte size, even when it is undersized (C1).
   at::native::resize_bytes_cpu(c.storage().unsafeGetStorageImpl(), static_cast<size_t>(nbytes));
+  // lazy_clone_storage (2.3+) keeps the source's resizable flag.
+  c.storage().unsafeGetStorageImpl()->set_resizable(t.storage().resizable());
   return c;
 #endif
 }

@@ -281,11 +281,6 @@ const std::vector<KnownDivergence>& known_divergences() {
        "at::sparse_coo_tensor, as the reference, raises for indices that are not int64: a "
        "difference of the two front ends, not of ATen",
        "indices must be an int64 tensor|expected scalar type Long"},
-      {"pytorch-from-blob-numpy-empty", "*", "from_blob", "data_null",
-       "the PyTorch spelling of from_blob wraps a numpy array (torch.from_numpy): numpy "
-       "allocates a non-null data pointer even for 0 elements, where the reference and "
-       "LibTorch's from_blob of 0 bytes hold null (S1)",
-       ""},
   };
   return kList;
 }

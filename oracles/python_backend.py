@@ -72,7 +72,8 @@ SC_FREEZE_EVERY = 256
 def sc_begin(names, max_tensor, max_program, max_reads, plant_strong_ref):
     global RUN, SC_PROGRAMS
     RUN = None  # the previous program's tensors and converters die first
-    FOREIGN.clear()  # from_blob's helper keeps its numpy-backed storages per script
+    FOREIGN.clear()  # the from_blob and set_nonresizable helpers keep weak references per script
+    NONRESIZABLE.clear()
     SC_PROGRAMS += 1
     if SC_PROGRAMS % SC_FREEZE_EVERY == 0:  # Note [Freezing what earlier programs left]
         gc.collect()
@@ -262,6 +263,10 @@ def sc_overlapping(t):  # two indices may reach one element
 #    to its new storage (found by pytorch.fake_matches_reference, seed 1604:
 #    meta of a view of t0 aliased t1 = meta t0 after `set_ t1 t3`); the
 #    reference's memo keeps the real storage's meta storage (F2).
+# 11) set_nonresizable of a meta or fake tensor: Python marks a storage
+#    non-resizable only through numpy() (the set_nonresizable helper in
+#    oracles/spelling.cpp), which takes CPU tensors; LibTorch marks a meta
+#    storage too.
 # Layouts an op does not take are refused by the shared policy before this
 # (check_layouts in C++, oracles/layout_policy.h), as on every backend.
 # Steps on meta and fake tensors read and allocate nothing: no refusal but
@@ -439,6 +444,9 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
                             for t in ts):
         return "case 8: an input stride below -2**62, which PyTorch 1.13 reads as a symbolic " \
                "int's pointer (a segfault; copies_symint_pointer_stride in oracles/layout_policy.h)"
+    if op == "set_nonresizable" and ts and ts[0].layout == torch.strided and sc_is_meta(ts[0]):
+        return ("case 11: set_nonresizable of a meta or fake tensor (Python marks a storage "
+                "non-resizable only through numpy(), which takes CPU tensors)")
     # Case 1 on meta inputs too: storcheck's limit on a result list (a huge
     # meta tensor splits into millions of tensors in PyTorch, which has none).
     if op in ("split", "chunk", "unbind") and ts and sc_split_count(op, ts[0], a, b) > SC_MAX_SPLIT_RESULTS:

@@ -151,14 +151,59 @@ TEST(PytorchBackend, FakeConversionGivesExpectedMemoStats) {
 // reason, and the Runner stops comparing there: no divergence, no failure.
 TEST(PytorchBackend, InexpressibleStepIsRefusedNotCompared) {
   SKIP_WITHOUT_PYTORCH();
-  Program p = parse("t0 = zeros [2] f32\nset_nonresizable t0\nt1 = clone t0\n");
+  Program p = parse("t0 = zeros [2] f32\nshrink t0\nrehydrate\nt1 = clone t0\n");
   RunReport rep = run(p, {backends().pytorch.get(), backends().torch.get()});
   EXPECT_FALSE(rep.diverged);
-  EXPECT_NE(rep.refusal.find("step 2 (set_nonresizable t0): pytorch refused: no PyTorch Python "
-                             "API makes an existing storage non-resizable"),
+  EXPECT_NE(rep.refusal.find("step 3 (rehydrate): pytorch refused: the step expands from the "
+                             "reference's state"),
             std::string::npos)
       << rep.refusal;
-  EXPECT_EQ(rep.steps_run, 2);
+  EXPECT_EQ(rep.steps_run, 3);
+}
+
+// set_nonresizable runs in Python through numpy(), which marks a storage
+// non-resizable for good (it was refused as inexpressible until 2026-12-03):
+// a later resize past the storage fails as in LibTorch, and the tensor's
+// version and data are untouched. Meta and fake inputs are refused (case 11).
+TEST(PytorchBackend, SetNonresizableRunsThroughNumpy) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse(
+      "t0 = arange [2,3] f32\nt1 = transpose t0 0 1\nset_nonresizable t1\nresize_ t0 [9]\n"
+      "shrink t1\nt2 = clone t1\n");
+  RunReport rep = run(p, {backends().pytorch.get(), backends().torch.get()});
+  EXPECT_FALSE(rep.diverged) << rep.divergence.to_string(p);
+  EXPECT_EQ(rep.refusal, "");
+  ASSERT_EQ(rep.trace.size(), 6u);
+  EXPECT_EQ(rep.trace[3].errors.at(0), ErrorKind::kNonResizable) << rep.trace[3].messages.at(0);
+  EXPECT_EQ(rep.trace[4].errors.at(0), ErrorKind::kNonResizable) << rep.trace[4].messages.at(0);
+  // A lazy clone keeps its source's flag (lazy_clone_storage): the stand-in too.
+  Program c = parse(
+      "t0 = arange [1] f32\nt1 = split t0 1 0 0\nset_nonresizable t0\nt2 = lazy_clone t1\n"
+      "shrink t2\n");
+  RunReport clone = run(c, {backends().pytorch.get(), backends().torch.get()});
+  EXPECT_FALSE(clone.diverged) << clone.divergence.to_string(c);
+  ASSERT_EQ(clone.trace.size(), 5u);
+  EXPECT_EQ(clone.trace[4].errors.at(0), ErrorKind::kNonResizable) << clone.trace[4].messages.at(0);
+  Program m = parse("t0 = zeros [2] f32\nt1 = meta t0\nset_nonresizable t1\n");
+  RunReport meta = run(m, {backends().pytorch.get(), backends().torch.get()});
+  EXPECT_NE(meta.refusal.find("case 11: set_nonresizable of a meta or fake tensor"),
+            std::string::npos)
+      << meta.refusal;
+}
+
+// from_blob of 0 bytes holds a null data pointer (S1), in PyTorch's spelling
+// too (it wrapped a numpy array, whose pointer is never null: the known
+// divergence pytorch-from-blob-numpy-empty, gone with it).
+TEST(PytorchBackend, FromBlobOfZeroBytesHoldsNull) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse("t0 = from_blob [2,0] i32\nt1 = from_blob [3] f64\nresize_storage t1 32\n");
+  RunReport rep = run(p, {backends().reference.get(), backends().pytorch.get()});
+  EXPECT_FALSE(rep.diverged) << rep.divergence.to_string(p);
+  ASSERT_EQ(rep.last.size(), 2u);
+  EXPECT_TRUE(rep.last[1].vars.at(0).data_null);
+  EXPECT_FALSE(rep.last[1].vars.at(1).data_null);
+  ASSERT_EQ(rep.trace.size(), 3u);
+  EXPECT_EQ(rep.trace[2].errors.at(1), ErrorKind::kNonResizable) << rep.trace[2].messages.at(1);
 }
 
 // Note [Steps the PyTorch backend refuses] case 3: a clone of an emptied

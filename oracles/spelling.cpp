@@ -253,18 +253,38 @@ const Helper kPythonHelpers[] = {
     {"sum64(", R"PY(def sum64(t):  # floating sums accumulate in float64
     return t.sum(dtype=torch.float64) if t.is_floating_point() else t.sum()
 )PY"},
-    {"from_blob(",
-     R"PY(FOREIGN = []  # weak references to the storages over memory PyTorch does not own (C7)
+    {"set_nonresizable(",
+     R"PY(NONRESIZABLE = []  # weak references to the storages set_nonresizable marked
 
 
-def from_blob(size, dtype):  # a tensor over foreign (numpy's) memory, zero-filled
-    import numpy  # PyTorch's own dependency
+def set_nonresizable(t):  # numpy() marks a storage non-resizable for good
     from torch.multiprocessing.reductions import StorageWeakRef
-    kind = torch.empty(0, dtype=dtype).numpy().dtype
+    # (tensor_to_numpy); through a 0-element alias of the storage, so that
+    # nothing is read and t itself is untouched (its version too).
+    torch.tensor([], dtype=torch.uint8).set_(storage(t), 0, (0,), (1,)).numpy()
+    # Python cannot read the flag back: is_resizable looks here.
+    NONRESIZABLE.append(StorageWeakRef(storage(t)))
+
+
+def is_resizable(t):  # False for a storage set_nonresizable marked (from_blob's too)
+    return not any(not w.expired() and w.cdata == storage(t)._cdata for w in NONRESIZABLE)
+)PY"},
+    {"from_blob(",
+     R"PY(FOREIGN = []  # weak references to the storages standing for memory PyTorch does not own (C7)
+
+
+def from_blob(size, dtype):  # a zero-filled tensor over "foreign" memory
+    from torch.multiprocessing.reductions import StorageWeakRef
     stride = [math.prod(max(n, 1) for n in size[d + 1:]) for d in range(len(size))]
-    # detach: no view of the numpy-backed tensor (no _base for a converter to
-    # convert and memoize with it), as from_blob's tensor is none.
-    t = torch.from_numpy(numpy.zeros(math.prod(size), dtype=kind)).as_strided(size, stride).detach()
+    # Python cannot wrap memory it does not own without numpy, whose arrays
+    # have a non-null pointer even for 0 elements where from_blob's storage
+    # has none (S1). What a foreign owner changes is observable as a
+    # non-resizable storage (set_nonresizable: numpy() marks it) and C7,
+    # which lazy_clone's helper checks with FOREIGN. detach: no view (no
+    # _base for a converter to convert and memoize too), as from_blob's
+    # tensor is none.
+    t = torch.zeros(math.prod(size), dtype=dtype).as_strided(size, stride).detach()
+    set_nonresizable(t)
     # Weak: the storage dies with its last tensor, as it would in a program
     # that called from_blob (a strong reference kept it in the converters' memos).
     FOREIGN.append(StorageWeakRef(storage(t)))
@@ -291,6 +311,8 @@ def from_blob(size, dtype):  # a tensor over foreign (numpy's) memory, zero-fill
     # as _lazy_clone's result (C1); set_ would have started it at 1.
     c = data.view(t.dtype).as_strided(t.shape, t.stride(), t.storage_offset()).detach()
     storage(c).resize_(n)  # the source's byte size, even when it is undersized (C1)
+    if not is_resizable(t):
+        set_nonresizable(c)  # lazy_clone_storage keeps the source's resizable flag
     return c
 )PY"},
     {"rehydrate(", R"PY(def rehydrate(*storages):  # R5: (tensor, nbytes) per emptied storage
