@@ -182,16 +182,22 @@ bool inplace_numel_overflows(const Step& s) {
   return !safe_numel_ok(IntSpan(sizes.begin(), sizes.size()));
 }
 
-/// Case 5 of Note [Steps the PyTorch backend refuses]: negative sizes, and
-/// negative result indices of split, chunk and unbind (storcheck rejects
-/// them; Python's indexing would wrap them).
+/// Case 5 of Note [Steps the PyTorch backend refuses]: negative sizes (but
+/// expand's -1, which keeps an existing size in every backend), and negative result
+/// indices of split, chunk and unbind (storcheck rejects them; Python's
+/// indexing would wrap them).
 bool negative_sizes(const Step& s) {
   auto negative = [](const IntList& l) {
     return std::any_of(l.begin(), l.end(), [](int64_t x) { return x < 0; });
   };
   switch (s.op) {
-    case OpId::kAsStrided: case OpId::kAsStrided_: case OpId::kResize_: case OpId::kExpand:
+    case OpId::kAsStrided:
+    case OpId::kAsStrided_:
+    case OpId::kResize_:
       return negative(s.args[1].list);
+    case OpId::kExpand:  // -1 keeps an existing size (on a 0-dim tensor: sc_refusal)
+      return std::any_of(s.args[1].list.begin(), s.args[1].list.end(),
+                         [](int64_t x) { return x < -1; });
     case OpId::kUnfold: return s.args[2].i < 0;
     case OpId::kSplit: case OpId::kChunk: return s.args[3].i < 0;
     case OpId::kUnbind: return s.args[2].i < 0;
@@ -333,6 +339,14 @@ class PythonBackend final : public Backend {
     for (int a = 1; a < 5 && a < step.nargs; ++a)
       if (step.args[a].kind == ArgKind::kInt)
         int_args[a - 1] = static_cast<long long>(step.args[a].i);
+    // expand: the number of sizes and the first -1's index (-1: none), for
+    // a -1 on a 0-dim tensor (case 5).
+    if (step.op == OpId::kExpand) {
+      const IntList& sizes = step.args[1].list;
+      int_args[0] = static_cast<long long>(sizes.size());
+      const auto m = std::find(sizes.begin(), sizes.end(), -1);
+      int_args[1] = m == sizes.end() ? -1 : static_cast<long long>(m - sizes.begin());
+    }
     // resize_: the new numel (-1 on overflow), for its storage size (case 1).
     if (step.op == OpId::kResize_) {
       const int64_t b = list_bytes(step.args[1].list, 1);

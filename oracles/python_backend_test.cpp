@@ -191,6 +191,27 @@ TEST(PytorchBackend, SetNonresizableRunsThroughNumpy) {
       << meta.refusal;
 }
 
+// expand's -1 keeps an existing size and runs in Python (refused with every
+// negative size until 2026-12-03: 6% of the pytorch.eager_matches_libtorch
+// programs stopped there); in a new leading dim PyTorch raises as the other
+// backends do, except on a 0-dim tensor, where LibTorch 1.13 reports a numel
+// overflow: refused (case 5).
+TEST(PytorchBackend, ExpandWithMinusOneRuns) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse(
+      "t0 = zeros [2,3] f32\nt1 = expand t0 [-1,3]\nt2 = expand t0 [4,-1,-1]\n"
+      "t3 = expand t0 [-1,2,3]\nt4 = zeros [] f32\nt5 = expand t4 [-1]\n");
+  RunReport rep = run(p, {backends().pytorch.get(), backends().torch.get()});
+  EXPECT_FALSE(rep.diverged) << rep.divergence.to_string(p);
+  ASSERT_EQ(rep.trace.size(), 6u);
+  EXPECT_EQ(rep.trace[2].errors.at(0), ErrorKind::kNone) << rep.trace[2].messages.at(0);
+  EXPECT_EQ(rep.trace[3].errors.at(0), ErrorKind::kInvalidArgument) << rep.trace[3].messages.at(0);
+  EXPECT_NE(rep.refusal.find("step 6 (t5 = expand t4 [-1]): pytorch refused: case 5: expand of a "
+                             "0-dim tensor with a -1"),
+            std::string::npos)
+      << rep.refusal;
+}
+
 // from_blob of 0 bytes holds a null data pointer (S1), in PyTorch's spelling
 // too (it wrapped a numpy array, whose pointer is never null: the known
 // divergence pytorch-from-blob-numpy-empty, gone with it).
