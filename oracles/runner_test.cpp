@@ -242,6 +242,15 @@ TEST(KnownDivergences, FailedCallAndMetaEntriesNeedTheirContext) {
   memo_only_larger_in_pytorch("sweep", "0 tensors, 0 storages (0 pending), 0 sparse",
                               "0 tensors, 0 storages (0 pending), 1 sparse");
 
+  // from_meta_and_device's memo gives an earlier variable's fake: PyTorch's
+  // identity class is below the reference's, never above.
+  const KnownDivergence* memo_hit = match_known_divergence(
+      "fake_from_meta", mismatch("identity_class", 3, "t#3", "t#1"), "1.13.0", true);
+  EXPECT_TRUE(memo_hit && memo_hit->id == "pytorch-fake-from-meta-memoized");
+  EXPECT_EQ(match_known_divergence("fake_from_meta", mismatch("identity_class", 3, "t#1", "t#3"),
+                                   "1.13.0", true),
+            nullptr);
+
   // Its pending list keeps storages the reference dropped; a storage it
   // keeps that is not pending is a leak (F3), a finding.
   Mismatch pending = mismatch("fake_memo", kNoVar, "0 tensors, 0 storages (0 pending), 0 sparse",
