@@ -599,8 +599,7 @@ class Emitter {
   std::string body_;
   std::string indent_;
   std::vector<int64_t> storage_token_;           ///< per var: which storage (emitter's ids)
-  std::vector<std::vector<VarId>> restored_;     ///< vars of each storage rehydrate restored
-  std::vector<VarId> restored_keys_;
+  std::vector<int64_t> restored_keys_;  ///< storage tokens rehydrate restored, once each (R5)
   int64_t next_token_ = 0;
   int64_t steps_emitted_ = 0;
   bool restore_explained_ = false;
@@ -727,7 +726,11 @@ std::string Emitter::storage_steps(const Step& s, const Observation& before) {
       std::string name = var_name(p_, rep[k]);
       args += std::string(k ? ", " : "") + (sx_.py() ? "(" + name + ", " + std::to_string(need[k].second) + ")"
                                                      : "{" + name + ", " + std::to_string(need[k].second) + "}");
-      restored_keys_.push_back(need[k].first);
+      // Once each: a storage restored again (rehydrate, shrink, rehydrate)
+      // is one storage for reshrink.
+      if (std::find(restored_keys_.begin(), restored_keys_.end(), need[k].first) ==
+          restored_keys_.end())
+        restored_keys_.push_back(need[k].first);
     }
     return sx_.py() ? "rehydrate(" + args + ")" : "rehydrate({" + args + "})";
   }
@@ -929,18 +932,34 @@ std::string Emitter::run() {
                 : next_token_++;
         bound[static_cast<size_t>(s.out)] = true;
       }
+      // set_ moves its tensor onto src's storage, and with it every variable
+      // bound to the same tensor object (identity_class); the storage it
+      // left is reshrink's only while another variable still holds it (R5).
+      if (s.op == OpId::kSet_) {
+        const auto self = static_cast<size_t>(s.args[0].var);
+        const int64_t to = storage_token_[static_cast<size_t>(s.args[1].var)];
+        const int32_t id = after.vars[self].identity_class;
+        for (size_t v = 0; v < after.vars.size(); ++v)
+          if (v == self || (id >= 0 && after.vars[v].live && after.vars[v].identity_class == id))
+            storage_token_[v] = to;
+      }
       if (s.op == OpId::kDrop) bound[static_cast<size_t>(s.args[0].var)] = false;
       if (s.op == OpId::kReshrink) restored_keys_.clear();
     }
     if (diverges_here) emit_divergence(k, after);
     // Checks: every live variable whose observation changed, the step's
-    // output, and the diverging variable.
+    // output, and the diverging variable. After rehydrate and reshrink every
+    // live variable: their expansion names storages from the emitter's own
+    // bookkeeping, and a storage it got wrong shows as a variable that
+    // should not have changed.
+    const bool check_all = s.op == OpId::kRehydrate || s.op == OpId::kReshrink;
     for (VarId v = 0; v < static_cast<VarId>(after.vars.size()); ++v) {
       const VarObs& o = after.vars[static_cast<size_t>(v)];
       if (!o.live || !bound[static_cast<size_t>(v)]) continue;
       const bool is_out = !failed && v == s.out;
       const bool is_diverging = diverges_here && v == r_.divergence->var;
-      if (!is_out && !is_diverging && same_observation(o, before.vars[static_cast<size_t>(v)]))
+      if (!check_all && !is_out && !is_diverging &&
+          same_observation(o, before.vars[static_cast<size_t>(v)]))
         continue;
       emit_expect(k, v, o, is_out && info.category == OpCategory::kView);
     }
