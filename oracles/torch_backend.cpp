@@ -1920,15 +1920,37 @@ Error TorchBackend::run_storage_op(const Step& s) {
       for (auto& [storage, bytes] : need) {
         resize_bytes(storage.unsafeGetStorageImpl(), bytes);
         zero_bytes(storage, 0, bytes);
-        restored_.push_back(storage);
+        // Once each: a storage restored again before any reshrink is
+        // reshrunk once.
+        const bool listed =
+            std::any_of(restored_.begin(), restored_.end(), [&](const c10::Storage& r) {
+              return r.unsafeGetStorageImpl() == storage.unsafeGetStorageImpl();
+            });
+        if (!listed) restored_.push_back(storage);
       }
       commit(total);
       return ok();
     }
     case OpId::kReshrink: {
-      // A storage that only this list still holds has died with its tensors
-      // (the reference holds these weakly): it is skipped.
-      auto alive = [](const c10::Storage& st) { return st.use_count() > 1; };
+      // R5 acts on the restored storages a variable still reaches (its
+      // tensor's, or a sparse variable's parts'), as in the reference, which
+      // holds them weakly. A storage only a hidden holder keeps has died for
+      // the program: this list, or the autograd base of a view that set_
+      // moved off it (clone_preserve_strides binds such a view; counting
+      // holders took it for alive: shrink.matches_eager, seed 2013).
+      auto alive = [&](const c10::Storage& st) {
+        const c10::StorageImpl* impl = st.unsafeGetStorageImpl();
+        for (const at::Tensor& t : vars_) {
+          if (!t.defined()) continue;
+          if (!is_sparse_tensor(t)) {
+            if (t.storage().unsafeGetStorageImpl() == impl) return true;
+            continue;
+          }
+          for (const at::Tensor& part : sparse_parts(t))
+            if (part.storage().unsafeGetStorageImpl() == impl) return true;
+        }
+        return false;
+      };
       for (const c10::Storage& st : restored_)
         if (alive(st) && !st.unsafeGetStorageImpl()->resizable())
           return error(ErrorKind::kNonResizable, "Trying to resize storage that is not resizable");

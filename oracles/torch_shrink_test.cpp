@@ -102,5 +102,29 @@ TEST(TorchShrink, UndersizedIsNotRestoredAndNonResizableRaisesR7R1) {
   EXPECT_EQ(rep.last[1].vars[0].storage_nbytes, 8);  // unchanged by the failures
 }
 
+// R5: reshrink acts on the restored storages a variable still reaches. The
+// LibTorch backend counted a storage's holders instead: a storage restored
+// twice (rehydrate, shrink, rehydrate) was listed twice, and a view's
+// autograd base (clone_preserve_strides binds a view of its buffer) kept the
+// buffer's storage after set_ moved the view off it. Either looked alive,
+// and reshrink raised on its non-resizable flag (found by
+// shrink.matches_eager, seed 2013).
+TEST(TorchShrink, ReshrinkSkipsAStorageNoVariableReaches) {
+  Both b;
+  RunReport rep = b.run(
+      "t0 = arange [] f32\nshrink t0\nrehydrate\nshrink t0\nrehydrate\nset_nonresizable t0\n"
+      "t1 = lazy_clone t0\nset_ t0 t1\nreshrink\n");
+  ASSERT_FALSE(rep.diverged) << rep.divergence.to_string(b.program);
+  ASSERT_EQ(rep.trace.size(), 9u);
+  EXPECT_EQ(rep.trace[8].errors[1], ErrorKind::kNone) << rep.trace[8].messages[1];
+  EXPECT_EQ(rep.last[1].vars[0].storage_nbytes, 4);  // t0's storage now: t1's, untouched
+  RunReport base = b.run(
+      "t0 = arange [] f32\nt1 = clone_preserve_strides t0\nshrink t1\nrehydrate\n"
+      "set_nonresizable t1\nset_ t1 t0\nreshrink\n");
+  ASSERT_FALSE(base.diverged) << base.divergence.to_string(b.program);
+  ASSERT_EQ(base.trace.size(), 7u);
+  EXPECT_EQ(base.trace[6].errors[1], ErrorKind::kNone) << base.trace[6].messages[1];
+}
+
 }  // namespace
 }  // namespace storcheck
