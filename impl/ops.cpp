@@ -894,18 +894,25 @@ Result<Tensor> movedim(const Tensor& t, int64_t src, int64_t dst) {
   return permute(t, IntSpan(order.data(), n));
 }
 
+/// A size below -1 where LibTorch 1.13 would take it (a new leading dim, a
+/// size-1 dim, any dim of a 0-dim tensor): it builds a negative-size tensor
+/// or fails later with a misleading numel overflow; storcheck rejects it
+/// (policy, both backends: oracles/torch_backend.cpp check_expand_sizes).
+static Error expand_size_not_allowed(IntSpan sizes, int k) {
+  return err(ErrorKind::kInvalidArgument,
+             "expand: size " + to_string(sizes[k]) + " at dim " + to_string(k) + " of " +
+                 format_ints(sizes) +
+                 " is not allowed (sizes must be >= 0, or -1 to keep an existing dim)");
+}
+
 Result<Tensor> expand(const Tensor& t, IntSpan sizes) {
+  // ATen's order (at::expand, then inferExpandGeometry): the number of
+  // sizes first, then the dims from the last to the first, so the first
+  // bad dim from the right names the error (found by
+  // pytorch.eager_matches_libtorch, seed 1933: [-1,3,5] on a [4,3] tensor
+  // is dim 2's mismatch, not dim 0's -1).
   int tdim = t->rank();
   int ndim = sizes.size;
-  for (int k = 0; k < ndim; ++k) {
-    // Policy: LibTorch 1.13 turns these into negative-size tensors or a
-    // misleading numel overflow; storcheck rejects them (both backends).
-    if (sizes[k] < -1 || (sizes[k] == -1 && k < ndim - tdim))
-      return err(ErrorKind::kInvalidArgument,
-                 "expand: size " + to_string(sizes[k]) + " at dim " + to_string(k) + " of " +
-                     format_ints(sizes) +
-                     " is not allowed (sizes must be >= 0, or -1 to keep an existing dim)");
-  }
   if (ndim < tdim)
     return err(ErrorKind::kShapeMismatch,
                "expand(" + std::string(dtype_torch_name(t->dtype)) + "{" + format_sizes(t->geom) +
@@ -914,8 +921,9 @@ Result<Tensor> expand(const Tensor& t, IntSpan sizes) {
                    "the tensor (" + to_string(tdim) + ")");
   Geometry g = t->geom;
   g.rank = ndim;
-  if (tdim == 0) {
+  if (tdim == 0) {  // ATen takes the sizes as they are: a -1 too (policy)
     for (int i = 0; i < ndim; ++i) {
+      if (sizes[i] < 0) return expand_size_not_allowed(sizes, i);
       g.sizes[i] = sizes[i];
       g.strides[i] = 0;
     }
@@ -929,10 +937,13 @@ Result<Tensor> expand(const Tensor& t, IntSpan sizes) {
     int64_t target = sizes[i];
     if (target == -1) {
       if (dim < 0)
-        return err(ErrorKind::kShapeMismatch,
+        return err(ErrorKind::kInvalidArgument,
                    "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
-                   "dimension " + to_string(i));
+                   "dimension " +
+                       to_string(i));
       target = size;
+    } else if (target < -1 && size == 1) {  // a new leading dim's size is 1 too
+      return expand_size_not_allowed(sizes, i);
     }
     if (size != target) {
       if (size != 1)

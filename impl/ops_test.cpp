@@ -432,12 +432,35 @@ TEST_F(OpsTest, ExpandToMismatchedOrFewerSizesIsShapeMismatch) {
 }
 
 TEST_F(OpsTest, ExpandWithSizeBelowMinusOneIsInvalidArgument) {
-  // Policy: both raise in LibTorch 1.13 ("numel: integer multiplication
-  // overflow", "The expanded size of the tensor (-1) isn't allowed in a leading,
-  // non-existing dimension 0"); storcheck classifies both as invalid arguments.
+  // Policy where LibTorch 1.13 would take the size (a size-1 or new leading
+  // dim, a 0-dim input): "numel: integer multiplication overflow" or a
+  // negative-size tensor; and ATen's own "The expanded size of the tensor
+  // (-1) isn't allowed in a leading, non-existing dimension 0". storcheck
+  // classifies both as invalid arguments.
   Tensor a = must(arange(ctx, Ints{3}, DType::kF32));
   EXPECT_EQ(kind(expand(a, Ints{-2, 3})), ErrorKind::kInvalidArgument);
   EXPECT_EQ(kind(expand(a, Ints{-1, 3})), ErrorKind::kInvalidArgument);  // new leading dim
+  Tensor s = must(full(ctx, Ints{}, Scalar::floating(5), DType::kF32));
+  EXPECT_EQ(kind(expand(s, Ints{2, -1})), ErrorKind::kInvalidArgument);  // 0-dim: every dim is new
+  // An existing dim of size > 1: ATen's mismatch, no policy.
+  EXPECT_EQ(kind(expand(a, Ints{-2})), ErrorKind::kShapeMismatch);
+}
+
+TEST_F(OpsTest, ExpandChecksTheSizeCountThenDimsFromTheLast) {
+  // ATen's order: [-1,3,5] on [4,3] fails at dim 2 (5 vs 3) before it
+  // reaches dim 0's -1 (found by pytorch.eager_matches_libtorch, seed
+  // 1933), and fewer sizes than dims fail before any dim is looked at.
+  Tensor a = must(arange(ctx, Ints{4, 3}, DType::kF32));
+  Result<Tensor> r = expand(a, Ints{-1, 3, 5});
+  EXPECT_EQ(kind(r), ErrorKind::kShapeMismatch);
+  EXPECT_NE(r.error().message.find("at non-singleton dimension 2"), std::string::npos)
+      << r.error().message;
+  EXPECT_EQ(kind(expand(a, Ints{-2, 4, 4})), ErrorKind::kShapeMismatch);    // dim 2: 4 vs 3
+  EXPECT_EQ(kind(expand(a, Ints{-2, 4, 3})), ErrorKind::kInvalidArgument);  // dims 2, 1 pass
+  Result<Tensor> few = expand(a, Ints{-2});  // the size count comes first
+  EXPECT_EQ(kind(few), ErrorKind::kShapeMismatch);
+  EXPECT_NE(few.error().message.find("the number of sizes provided"), std::string::npos)
+      << few.error().message;
 }
 
 TEST_F(OpsTest, UnsqueezeInsertsSizeOneDim) {

@@ -322,6 +322,22 @@ TEST(TorchBackend, NegativeSizesLibTorchWouldAcceptAreInvalidArgument) {
   EXPECT_EQ(r.error(9).kind, ErrorKind::kInvalidArgument) << r.error(9).message;
 }
 
+TEST(TorchBackend, ExpandRefusesOnlyWhereATenWouldNotRaiseFirst) {
+  // ATen checks the dims from the last to the first: dim 2's mismatch
+  // comes before dim 0's -1 (pytorch.eager_matches_libtorch, seed 1933),
+  // and the policy's size below -1 only where ATen would take it.
+  Outcome r = run_program(
+      "t0 = arange [4,3] f32\nt1 = expand t0 [-1,3,5]\n"
+      "t2 = expand t0 [-2,4,4]\nt3 = expand t0 [-2,4,3]\n");
+  EXPECT_EQ(r.error(2).kind, ErrorKind::kShapeMismatch) << r.error(2).message;
+  EXPECT_NE(r.error(2).message.find("non-singleton dimension 2"), std::string::npos)
+      << r.error(2).message;
+  EXPECT_EQ(r.error(3).kind, ErrorKind::kShapeMismatch) << r.error(3).message;
+  EXPECT_EQ(r.error(4).kind, ErrorKind::kInvalidArgument) << r.error(4).message;
+  EXPECT_NE(r.error(4).message.find("expand: size -2 at dim 0"), std::string::npos)
+      << r.error(4).message;
+}
+
 TEST(TorchBackend, UnsqueezeBeyondMaxDimsIsResourceLimit) {
   std::string text = "t0 = zeros [1,1,1,1,1,1,1,1] f32\n";
   for (int k = 1; k <= 9; ++k)
