@@ -1942,10 +1942,11 @@ Error TorchBackend::run_storage_op(const Step& s) {
         zero_bytes(storage, 0, bytes);
         // Once each: a storage restored again before any reshrink is
         // reshrunk once.
+        // (C++17 lambdas cannot capture a structured binding: clang rejects it.)
+        const c10::StorageImpl* impl = storage.unsafeGetStorageImpl();
         const bool listed =
-            std::any_of(restored_.begin(), restored_.end(), [&](const c10::Storage& r) {
-              return r.unsafeGetStorageImpl() == storage.unsafeGetStorageImpl();
-            });
+            std::any_of(restored_.begin(), restored_.end(),
+                        [impl](const c10::Storage& r) { return r.unsafeGetStorageImpl() == impl; });
         if (!listed) restored_.push_back(storage);
       }
       commit(total);
