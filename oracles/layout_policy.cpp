@@ -165,6 +165,28 @@ bool copies_symint_pointer_stride(const Step& s, const int64_t* strides, int ran
   return std::any_of(strides, strides + rank, is_symint_pointer);
 }
 
+int expand_size_not_allowed(const int64_t* in, int in_rank, const int64_t* sizes, int n) {
+  if (n < in_rank) return -1;  // ATen: the number of sizes provided
+  if (in_rank == 0) {
+    for (int k = 0; k < n; ++k)
+      if (sizes[k] < 0) return k;
+    return -1;
+  }
+  for (int k = n - 1; k >= 0; --k) {
+    const int dim = in_rank - (n - k);
+    const int64_t size = dim >= 0 ? in[dim] : 1;
+    int64_t target = sizes[k];
+    if (target == -1) {
+      if (dim < 0) return -1;  // ATen: a leading, non-existing dimension
+      target = size;
+    } else if (target < -1 && size == 1) {
+      return k;
+    }
+    if (size != target && size != 1) return -1;  // ATen: must match the existing size
+  }
+  return -1;
+}
+
 bool builds_sparse_from_strided(OpId op) {
   switch (op) {
     case OpId::kToSparseCoo:

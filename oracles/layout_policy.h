@@ -102,6 +102,16 @@ bool compressed_dims_overflow(const Step& s, int compressed_rank, const int64_t*
 /// and raise (known divergence symint-range-1.13). The LibTorch 1.13 backend
 /// refuses these steps and the emitted reproducers stop at them.
 bool copies_symint_pointer_stride(const Step& s, const int64_t* strides, int rank);
+/// Case 5 of Note [Torch backend policy checks] for expand of a
+/// tensor of sizes `in[0..in_rank)` to `sizes[0..n)`: the index of the first
+/// size that LibTorch 1.13 would take although it is not allowed (below -1
+/// in a size-1 or new leading dim; below 0, -1 too, on a 0-dim tensor:
+/// 1.13 builds a tensor with a negative size), or -1 when there is none or
+/// ATen raises first. ATen checks the number of sizes, then the dims from
+/// the last to the first (impl/ops.cpp expand follows the same order). The
+/// LibTorch backend rejects such a step (kInvalidArgument, as the
+/// reference), the PyTorch backend refuses it.
+int expand_size_not_allowed(const int64_t* in, int in_rank, const int64_t* sizes, int n);
 /// A value in [-2^63, -2^62): what LibTorch 1.13 takes for a SymInt's node
 /// pointer (copies_symint_pointer_stride; PyTorch 1.13's Python reads every
 /// stride that way).

@@ -182,10 +182,10 @@ bool inplace_numel_overflows(const Step& s) {
   return !safe_numel_ok(IntSpan(sizes.begin(), sizes.size()));
 }
 
-/// Case 5 of Note [Steps the PyTorch backend refuses]: negative sizes (but
-/// expand's -1, which keeps an existing size in every backend), and negative result
-/// indices of split, chunk and unbind (storcheck rejects them; Python's
-/// indexing would wrap them).
+/// Case 5 of Note [Steps the PyTorch backend refuses]: negative sizes, and
+/// negative result indices of split, chunk and unbind (storcheck rejects
+/// them; Python's indexing would wrap them). expand's sizes depend on its
+/// input's: expand_refusal.
 bool negative_sizes(const Step& s) {
   auto negative = [](const IntList& l) {
     return std::any_of(l.begin(), l.end(), [](int64_t x) { return x < 0; });
@@ -195,9 +195,6 @@ bool negative_sizes(const Step& s) {
     case OpId::kAsStrided_:
     case OpId::kResize_:
       return negative(s.args[1].list);
-    case OpId::kExpand:  // -1 keeps an existing size (on a 0-dim tensor: sc_refusal)
-      return std::any_of(s.args[1].list.begin(), s.args[1].list.end(),
-                         [](int64_t x) { return x < -1; });
     case OpId::kUnfold: return s.args[2].i < 0;
     case OpId::kSplit: case OpId::kChunk: return s.args[3].i < 0;
     case OpId::kUnbind: return s.args[2].i < 0;
@@ -322,6 +319,10 @@ class PythonBackend final : public Backend {
       }
       if (Error e = check_layouts(step, layouts); e.kind != ErrorKind::kNone) return e;
     }
+    if (std::string why = expand_refusal(step, ins.get()); !why.empty()) {
+      refusal_ = std::move(why);
+      return Error{};
+    }
     if (std::string why = one_storage_hazard(step, ins.get()); !why.empty()) {
       refusal_ = std::move(why);
       return Error{};
@@ -339,14 +340,6 @@ class PythonBackend final : public Backend {
     for (int a = 1; a < 5 && a < step.nargs; ++a)
       if (step.args[a].kind == ArgKind::kInt)
         int_args[a - 1] = static_cast<long long>(step.args[a].i);
-    // expand: the number of sizes and the first -1's index (-1: none), for
-    // a -1 on a 0-dim tensor (case 5).
-    if (step.op == OpId::kExpand) {
-      const IntList& sizes = step.args[1].list;
-      int_args[0] = static_cast<long long>(sizes.size());
-      const auto m = std::find(sizes.begin(), sizes.end(), -1);
-      int_args[1] = m == sizes.end() ? -1 : static_cast<long long>(m - sizes.begin());
-    }
     // resize_: the new numel (-1 on overflow), for its storage size (case 1).
     if (step.op == OpId::kResize_) {
       const int64_t b = list_bytes(step.args[1].list, 1);
@@ -378,6 +371,29 @@ class PythonBackend final : public Backend {
   void observe(Observation* obs, const ObserveScope& scope = {}) override;
 
   std::string take_refusal() override { return std::exchange(refusal_, {}); }
+
+  /// Case 5 of Note [Steps the PyTorch backend refuses] for expand: a size
+  /// that storcheck's LibTorch backend rejects where LibTorch would take it
+  /// (expand_size_not_allowed, oracles/layout_policy.h, on the input's sizes
+  /// as PyTorch reports them); after the layout check, as there. Empty when
+  /// the step may run: where ATen raises first, PyTorch raises too.
+  std::string expand_refusal(const Step& step, PyObject* ins) {
+    if (step.op != OpId::kExpand || PyTuple_Size(ins) != 1) return {};
+    const IntList& sizes = step.args[1].list;
+    if (std::none_of(sizes.begin(), sizes.end(), [](int64_t x) { return x < 0; })) return {};
+    Ref r(call("sc_shape", Py_BuildValue("(O)", PyTuple_GetItem(ins, 0))));
+    SC_ASSERT(r, "pytorch backend: sc_shape failed: " + python_error());
+    std::vector<int64_t> in(static_cast<size_t>(PyTuple_Size(r.get())));
+    for (size_t d = 0; d < in.size(); ++d)
+      in[d] = as_i64(PyTuple_GetItem(r.get(), static_cast<Py_ssize_t>(d)));
+    const int k = expand_size_not_allowed(in.data(), static_cast<int>(in.size()), sizes.begin(),
+                                          static_cast<int>(sizes.size()));
+    if (k < 0) return {};
+    return "case 5: expand's size " + std::to_string(sizes[static_cast<size_t>(k)]) + " at dim " +
+           std::to_string(k) + " on a tensor of " + std::to_string(in.size()) +
+           " dims, which storcheck's LibTorch backend rejects and LibTorch 1.13 takes (a "
+           "negative size; Note [Torch backend policy checks])";
+  }
 
   /// Case 4 of Note [Steps the PyTorch backend refuses] for copy_, add_out
   /// and mul_out whose two operands share one storage: the S8 rules the

@@ -178,6 +178,11 @@ def sc_stride(t):
     return tuple(torch.ops.aten.stride(t, d) for d in range(t.dim()))
 
 
+def sc_shape(name):
+    """expand's input sizes, for case 5 (expand_refusal in python_backend.cpp)."""
+    return tuple(RUN.v[name].shape)
+
+
 def sc_pair_geometry(ins):
     """Case 4 for copy_, add_out and mul_out (checked in C++: one_storage_hazard in
     python_backend.cpp): None unless both operands are strided tensors over one storage
@@ -228,11 +233,11 @@ def sc_overlapping(t):  # two indices may reach one element
 #    overlap in a way LibTorch does not detect (the LibTorch backend's S8
 #    rules on their geometries, meta and fake too; checked in C++:
 #    one_storage_hazard in python_backend.cpp);
-# 5) negative sizes (but expand's -1: it keeps an existing size, and in a
-#    new leading dim LibTorch raises as the other backends do, except for a
-#    0-dim tensor, where 1.13 reports a numel overflow: refused), and
-#    negative result indices of split, chunk and unbind
-#    (checked in C++: negative_sizes() in python_backend.cpp);
+# 5) negative sizes, and negative result indices of split, chunk and
+#    unbind (checked in C++: negative_sizes() in python_backend.cpp); for
+#    expand only a size LibTorch would take (below -1 in a size-1 or new
+#    leading dim, or any negative one on a 0-dim tensor) unless ATen raises
+#    first (expand_refusal() there, on sc_shape's sizes);
 # 6) to_dense, or coalesce of an uncoalesced tensor, when a part is
 #    undersized or the indices fail PyTorch's construction checks (a write
 #    through an accessor: Note [Sparse indices written through an accessor]
@@ -447,9 +452,6 @@ def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
                             for t in ts):
         return "case 8: an input stride below -2**62, which PyTorch 1.13 reads as a symbolic " \
                "int's pointer (a segfault; copies_symint_pointer_stride in oracles/layout_policy.h)"
-    if op == "expand" and ts and ts[0].dim() == 0 and b >= 0:  # b: the first -1's index
-        return "case 5: expand of a 0-dim tensor with a -1, which storcheck's LibTorch " \
-               "backend rejects and LibTorch 1.13 reports as a numel overflow"
     if op == "set_nonresizable" and ts and ts[0].layout == torch.strided and sc_is_meta(ts[0]):
         return ("case 11: set_nonresizable of a meta or fake tensor (Python marks a storage "
                 "non-resizable only through numpy(), which takes CPU tensors)")

@@ -206,8 +206,30 @@ TEST(PytorchBackend, ExpandWithMinusOneRuns) {
   ASSERT_EQ(rep.trace.size(), 6u);
   EXPECT_EQ(rep.trace[2].errors.at(0), ErrorKind::kNone) << rep.trace[2].messages.at(0);
   EXPECT_EQ(rep.trace[3].errors.at(0), ErrorKind::kInvalidArgument) << rep.trace[3].messages.at(0);
-  EXPECT_NE(rep.refusal.find("step 6 (t5 = expand t4 [-1]): pytorch refused: case 5: expand of a "
-                             "0-dim tensor with a -1"),
+  EXPECT_NE(rep.refusal.find("step 6 (t5 = expand t4 [-1]): pytorch refused: case 5: expand's "
+                             "size -1 at dim 0 on a tensor of 0 dims"),
+            std::string::npos)
+      << rep.refusal;
+}
+
+// A size below -1 is refused only where LibTorch would take it (a size-1 or
+// new leading dim, expand_size_not_allowed); where ATen raises first (too
+// few sizes, a mismatch in a later dim: it checks the dims from the last)
+// the step runs and PyTorch raises as the other backends do (refused with
+// every size below -1 until 2026-12-05).
+TEST(PytorchBackend, ExpandBelowMinusOneIsRefusedOnlyWhereATenWouldTakeIt) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse(
+      "t0 = zeros [4,3] f32\nt1 = expand t0 [-2,3,5]\nt2 = expand t0 [-3]\n"
+      "t3 = expand t0 [2,-2]\nt4 = zeros [1,3] f32\nt5 = expand t4 [-2,3]\n");
+  RunReport rep = run(p, {backends().pytorch.get(), backends().torch.get()});
+  EXPECT_FALSE(rep.diverged) << rep.divergence.to_string(p);
+  ASSERT_EQ(rep.trace.size(), 6u);
+  for (size_t k : {1u, 2u, 3u})
+    EXPECT_EQ(rep.trace[k].errors.at(0), ErrorKind::kShapeMismatch)
+        << "step " << k + 1 << ": " << rep.trace[k].messages.at(0);
+  EXPECT_NE(rep.refusal.find("step 6 (t5 = expand t4 [-2,3]): pytorch refused: case 5: expand's "
+                             "size -2 at dim 0 on a tensor of 2 dims"),
             std::string::npos)
       << rep.refusal;
 }

@@ -965,37 +965,15 @@ class TorchBackend final : public Backend {
                                           start, end, step));
   }
 
-  /// Case 5) for expand: a size below -1 where LibTorch 1.13 would take it
-  /// (a size-1 or new leading dim; every dim of a 0-dim tensor, -1 too),
-  /// unless ATen raises first: it checks the number of sizes, then the dims
-  /// from the last to the first (impl/ops.cpp expand follows the same order).
+  /// Case 5) for expand: expand_size_not_allowed (oracles/layout_policy.h).
   static Error check_expand_sizes(const at::Tensor& t, at::IntArrayRef sizes) {
-    const int64_t ndim = static_cast<int64_t>(sizes.size()), tdim = t.dim();
-    auto not_allowed = [&](int64_t k) {
-      return error(ErrorKind::kInvalidArgument,
-                   "expand: size " + std::to_string(sizes[k]) + " at dim " + std::to_string(k) +
-                       " of " + list_str(sizes) +
-                       " is not allowed (sizes must be >= 0, or -1 to keep an existing dim)");
-    };
-    if (ndim < tdim) return ok();  // ATen: the number of sizes provided
-    if (tdim == 0) {
-      for (int64_t k = 0; k < ndim; ++k)
-        if (sizes[k] < 0) return not_allowed(k);
-      return ok();
-    }
-    for (int64_t k = ndim - 1; k >= 0; --k) {
-      const int64_t dim = tdim - (ndim - k);
-      const int64_t size = dim >= 0 ? t.size(dim) : 1;
-      int64_t target = sizes[k];
-      if (target == -1) {
-        if (dim < 0) return ok();  // ATen: a leading, non-existing dimension
-        target = size;
-      } else if (target < -1 && size == 1) {
-        return not_allowed(k);
-      }
-      if (size != target && size != 1) return ok();  // ATen: must match the existing size
-    }
-    return ok();
+    const int k = expand_size_not_allowed(t.sizes().data(), static_cast<int>(t.dim()), sizes.data(),
+                                          static_cast<int>(sizes.size()));
+    if (k < 0) return ok();
+    return error(ErrorKind::kInvalidArgument,
+                 "expand: size " + std::to_string(sizes[static_cast<size_t>(k)]) + " at dim " +
+                     std::to_string(k) + " of " + list_str(sizes) +
+                     " is not allowed (sizes must be >= 0, or -1 to keep an existing dim)");
   }
 
   /// Case 4) for the written tensor of add_, mul_, copy_.
