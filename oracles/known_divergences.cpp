@@ -69,6 +69,12 @@ bool pytorch_identity_is_earlier(const Mismatch& m) {
   return b >= 0 && b < a;
 }
 
+/// pytorch-unflatten-empty-sizes-checked-first: the other side raised
+/// dim_out_of_range (printed "dim_out_of_range (...)", compare.cpp).
+bool other_side_dim_out_of_range(const Mismatch& m) {
+  return m.a.rfind("dim_out_of_range", 0) == 0 || m.b.rfind("dim_out_of_range", 0) == 0;
+}
+
 /// pytorch-meta-sparse-coo-nnz-0-1.13: PyTorch's side (either, by property)
 /// has nnz 0.
 bool one_side_nnz_0(const Mismatch& m) { return m.a == "0" || m.b == "0"; }
@@ -296,6 +302,13 @@ const std::vector<KnownDivergence>& known_divergences() {
        "at::sparse_coo_tensor, as the reference, raises for indices that are not int64: a "
        "difference of the two front ends, not of ATen",
        "indices must be an int64 tensor|expected scalar type Long"},
+      {"pytorch-unflatten-empty-sizes-checked-first", "*", "unflatten", "error",
+       "Python's Tensor.unflatten (torch/_tensor.py) raises 'unflatten: sizes must be "
+       "non-empty' before it calls ATen, where ATen's unflatten (as the reference) wraps the "
+       "dim first: an empty sizes list with a dim out of range raises invalid_argument in "
+       "Python and dim_out_of_range in LibTorch, a difference of the two front ends, not of "
+       "ATen",
+       "unflatten: sizes must be non-empty", "", false, other_side_dim_out_of_range},
   };
   return kList;
 }

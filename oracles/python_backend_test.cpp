@@ -767,6 +767,25 @@ long python_unfrozen_objects() {
 #endif
 }
 
+// Python's Tensor.unflatten checks for empty sizes before ATen wraps the dim.
+TEST(PytorchBackend, UnflattenOfNoSizesIsCheckedBeforeTheDim) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse("t0 = zeros [] f32\nt1 = unflatten t0 -2 []\nt2 = unflatten t0 0 []\n");
+  RunReport rep = run(p, {backends().torch.get(), backends().pytorch.get()});
+  ASSERT_TRUE(rep.diverged);
+  EXPECT_EQ(rep.divergence.step, 2);
+  EXPECT_EQ(rep.divergence.mismatch.field, "error");
+  const KnownDivergence* k = match_known_divergence("unflatten", rep.divergence.mismatch,
+                                                    pytorch_version(), /*with_pytorch=*/true);
+  ASSERT_NE(k, nullptr) << rep.divergence.to_string(p);
+  EXPECT_EQ(k->id, "pytorch-unflatten-empty-sizes-checked-first");
+  // Within range, both raise invalid_argument: no divergence to explain.
+  Program in_range = parse("t0 = zeros [] f32\nt2 = unflatten t0 0 []\n");
+  RunReport same = run(in_range, {backends().torch.get(), backends().pytorch.get()});
+  EXPECT_FALSE(same.diverged) << same.divergence.to_string(in_range);
+  EXPECT_EQ(same.steps_failed, 1);
+}
+
 // Note [Freezing what earlier programs left] (python_backend.py): PyTorch
 // 1.13 leaks each fake a FakeTensorConverter memo hit returns, about 12
 // tracked objects a program, and every collection walked them all, so a
