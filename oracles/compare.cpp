@@ -61,6 +61,8 @@ bool compare_observations(const Observation& a, const Capabilities& ca, const Ob
     m->b = std::move(y);
     m->error_a = a.error_message;
     m->error_b = b.error_message;
+    m->note_a = a.step_note;
+    m->note_b = b.step_note;
     const size_t k = static_cast<size_t>(var);
     m->on_meta = var != kNoVar && k < a.vars.size() && a.vars[k].live && observed_meta(a.vars[k]);
     return false;

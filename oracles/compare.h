@@ -32,6 +32,8 @@ struct Mismatch {
   // Where it happened, for the known-divergence list (oracles/known_divergences.h):
   /// The step's error message in each backend ("" : the step succeeded there).
   std::string error_a, error_b;
+  /// The step's note in each backend (Observation::step_note).
+  std::string note_a, note_b;
   /// The differing variable is a meta or fake tensor in the first backend.
   bool on_meta = false;
 };

@@ -69,6 +69,22 @@ bool pytorch_identity_is_earlier(const Mismatch& m) {
   return b >= 0 && b < a;
 }
 
+/// pytorch-memo-stale-after-inplace-metadata-1.13: the PyTorch backend
+/// noted that a stale memo entry answered the conversion (Note [Stale
+/// converter memo entries], oracles/python_backend.py).
+bool pytorch_memo_was_stale(const Mismatch& m) {
+  const std::string_view note = "stale converter memo";
+  return m.note_a.find(note) != std::string::npos || m.note_b.find(note) != std::string::npos;
+}
+
+/// pytorch-fake-memo-weak-values-1.13: the PyTorch backend noted that the
+/// FakeTensorConverter's memo had lost the input's fake (Note [Stale
+/// converter memo entries], oracles/python_backend.py).
+bool pytorch_fake_memo_dropped(const Mismatch& m) {
+  const std::string_view note = "fake memo dropped";
+  return m.note_a.find(note) != std::string::npos || m.note_b.find(note) != std::string::npos;
+}
+
 /// pytorch-unflatten-empty-sizes-checked-first: the other side raised
 /// dim_out_of_range (printed "dim_out_of_range (...)", compare.cpp).
 bool other_side_dim_out_of_range(const Mismatch& m) {
@@ -258,13 +274,27 @@ const std::vector<KnownDivergence>& known_divergences() {
        "(see pytorch-fake-meta-device-assert-1.13); F5 takes meta tensors only",
        "the input is not a meta tensor"},
       {"pytorch-memo-stale-after-inplace-metadata-1.13", "1.13", "meta,fake",
-       "rank,sizes,strides,offset",
+       "rank,sizes,strides,offset,alias_class,storage_nbytes",
        "an upstream limitation of PyTorch 1.13's MetaConverter: a tensor it converted as the "
        "base of a view (it converts t._base first, see pytorch-memo-keeps-view-bases) stays "
-       "in its memo with the geometry it had then, so after an in-place metadata change "
-       "(resize_, t_, transpose_, as_strided_, ...) converting that tensor itself returns the "
-       "stale conversion; the reference gives the tensor's current metadata (F1)",
-       ""},
+       "in its memo with the geometry and storage it had then, so after an in-place metadata "
+       "change (resize_, t_, transpose_, as_strided_, set_ onto another storage, ...) "
+       "converting that tensor itself returns the stale conversion, and converting a view of "
+       "it builds the view on the stale conversion's storage (shared with the earlier "
+       "conversions); the reference gives the tensor's current metadata and storage (F1, "
+       "F2). Matched only where the PyTorch backend noted the stale entry (Note [Stale "
+       "converter memo entries] in python_backend.py)",
+       "", "", false, pytorch_memo_was_stale},
+      {"pytorch-fake-memo-weak-values-1.13", "1.13", "fake", "rank,sizes,strides,offset",
+       "PyTorch 1.13's FakeTensorConverter holds its fakes weakly (tensor_memo is a "
+       "WeakValueDictionary): once the fake of a live real tensor dies, `fake` of that tensor "
+       "makes a new fake from the MetaConverter's memo, with the geometry the tensor was "
+       "converted with, where F2 gives the same fake while the real tensor lives, as the "
+       "reference does; the two differ once an in-place metadata op (transpose_, "
+       "as_strided_, resize_, ...) changed the first fake before it died. Matched only where "
+       "the PyTorch backend noted the memo miss (Note [Stale converter memo entries] in "
+       "python_backend.py)",
+       "", "", false, pytorch_fake_memo_dropped},
       {"pytorch-meta-sparse-coo-nnz-0-1.13", "1.13", "meta", "nnz",
        "PyTorch 1.13's MetaConverter converts a sparse COO tensor to a new meta one with the "
        "same sizes, sparse_dim, dense_dim and coalesced flag but nnz 0 (meta_utils.py: "

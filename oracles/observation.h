@@ -181,6 +181,11 @@ struct Observation {
   /// (`fake`) and the MetaConverter (`meta`), where the backend has them.
   bool memo_known = false;
   MemoStats fake_memo, meta_memo;
+  /// What the backend met in the step beyond its outcome, for the
+  /// known-divergence list: the PyTorch backend names a conversion that a
+  /// stale memo entry of PyTorch's converters answers (Note [Stale converter
+  /// memo entries] in oracles/python_backend.py); "" when nothing.
+  std::string step_note;
   std::vector<VarObs> vars;  ///< indexed by VarId
 };
 

@@ -513,6 +513,7 @@ void PythonBackend::observe(Observation* obs, const ObserveScope& scope) {
     fill_memo(PyTuple_GetItem(memo, 1), &obs->meta_memo);
   }
   leak_ = str_of(PyTuple_GetItem(r.get(), 2));
+  obs->step_note = str_of(PyTuple_GetItem(r.get(), 3));
   for (size_t v = 0; v < n; ++v) {
     VarObs& o = obs->vars[v];
     PyObject* t = PyList_GetItem(vars, static_cast<Py_ssize_t>(v));

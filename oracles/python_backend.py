@@ -14,6 +14,12 @@ import weakref
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode, UnsupportedFakeTensorException
 from torch._subclasses.meta_utils import MetaConverter
 
+try:  # PyTorch 1.13's memo keys (Note [Stale converter memo entries])
+    from torch._subclasses.meta_utils import WeakTensorRefKey
+    from torch.multiprocessing.reductions import StorageWeakRef
+except ImportError:
+    WeakTensorRefKey = StorageWeakRef = None
+
 # PyTorch's notices that sparse CSR, CSC, BSR and BSC support is beta, printed
 # on the first such tensor of a process: not findings, and noise in `storcheck
 # bench` and the gate (the CSC one still reached pytorch.fake_matches_reference).
@@ -44,6 +50,9 @@ class ScRun:
         # Fakes a `fake` step got back from FakeTensorConverter's memo (weak
         # references): Note [Fakes a memo hit keeps alive].
         self.memo_hits = []
+        # What the last step's conversion met beyond its outcome, for the
+        # known-divergence list (Note [Stale converter memo entries]).
+        self.step_note = ""
 
 
 RUN = None
@@ -444,6 +453,63 @@ def sc_converters(R):
     return (fc, fc.meta_converter, R.meta)
 
 
+# Note [Stale converter memo entries]
+# PyTorch 1.13's MetaConverter memoizes each tensor it converts, and the base of
+# each view it converts (meta_tensor(t._base) first), by the tensor object; it
+# never looks at the entry again. After an in-place metadata change of the real
+# tensor (set_ onto another storage, resize_, t_, as_strided_, ...) the entry is
+# stale: converting the tensor returns the old conversion, and converting a view
+# of it builds the view on the old conversion's storage (the reference, which
+# converts a view without its base, converts both anew unless it converted the
+# tensor itself). FakeTensorConverter's own memo (real tensor -> fake) is not
+# checked: a hit returns the very fake F2 names, whatever in-place ops did to
+# it since, on both sides. An entry is stale when its
+# geometry is not the real tensor's, or its storage is not the conversion of
+# the real tensor's storage in that converter's storage memo. sc_step notes it
+# before a `meta` or `fake` conversion runs (it reads the memos, changes
+# nothing): the known divergence pytorch-memo-stale-after-inplace-metadata-1.13
+# matches a divergence of such a step alone (oracles/known_divergences.cpp).
+#
+# FakeTensorConverter's memo holds its fakes weakly (a WeakValueDictionary):
+# once a real tensor's fake dies, the next `fake` of it misses there and makes
+# a new fake from the MetaConverter's memo, which holds the meta conversion
+# strongly, with the geometry of the conversion (an in-place metadata change
+# of the dead fake is gone). F2 keeps the fake while its real tensor lives, as
+# the reference does. sc_step notes that miss too, for the known divergence
+# pytorch-fake-memo-weak-values-1.13.
+def sc_memo_entry_stale(t, m, mc):
+    if t.layout != torch.strided or m is None or m.layout != torch.strided:
+        return False
+    if tuple(t.shape) != tuple(m.shape) or sc_stride(t) != sc_stride(m) \
+            or t.storage_offset() != m.storage_offset():
+        return True
+    ms = mc.storage_memo.get(StorageWeakRef(t.storage()))
+    return ms is None or storage(ms)._cdata != storage(m)._cdata
+
+
+def sc_stale_memo_note(op, t):
+    """What a `meta` or `fake` of t meets in the converters' memos ("" when nothing of note)."""
+    if op not in ("meta", "fake") or WeakTensorRefKey is None or t.layout != torch.strided \
+            or sc_is_meta(t):
+        return ""
+    try:
+        fc = RUN.mode.fake_tensor_converter
+        mc = RUN.meta if op == "meta" else fc.meta_converter
+        chain = [("the input", t)] + ([("its base", t._base)] if t._base is not None else [])
+        for who, x in chain:
+            if sc_memo_entry_stale(x, mc.tensor_memo.get(WeakTensorRefKey(x)), mc):
+                return ("stale converter memo: " + who + " changed in place since PyTorch's "
+                        "converter memoized it (Note [Stale converter memo entries])")
+        key = WeakTensorRefKey(t)
+        if op == "fake" and fc.tensor_memo.get(key) is None and mc.tensor_memo.get(key) is not None:
+            return ("fake memo dropped: the input's fake died, and PyTorch's FakeTensorConverter "
+                    "makes a new one from its MetaConverter's memo (Note [Stale converter memo "
+                    "entries])")
+    except (AttributeError, TypeError):  # another PyTorch's converters: nothing noted
+        return ""
+    return ""
+
+
 def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     # Case 8: PyTorch 1.13's Python reads strides as SymInts throughout (Tensor.stride(),
     # the converters, clone, transpose): one below -2**62 is taken for a symbolic int's node
@@ -586,9 +652,12 @@ def sc_step(op, cat, code, out, ins, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     R = RUN
     R.memo_step = False
     ts = [R.v[n] for n in ins]
+    R.step_note = ""
     reason = sc_refusal(op, cat, ts, alloc, out_itemsize, a, b, c, d)
     if reason:
         return ("refused", reason)
+    if cat == "convert" and ts:
+        R.step_note = sc_stale_memo_note(op, ts[0])
     est = max(sc_estimate(op, ts, alloc, out_itemsize), 0)
     try:
         if cat == "convert" and op != "to_meta":
@@ -719,7 +788,8 @@ def sc_observe(all_values, fresh):
     2 fake; a sparse variable gives sc_sparse_obs's metadata and no storage (None for the
     strided fields). Then the memos
     ((tensors, storages, pending) of fake, of meta) after memo_stats and sweep, else None,
-    and the F3 leak report ("" when clean)."""
+    the F3 leak report ("" when clean), and the last step's note (Note [Stale converter
+    memo entries]; "" when none)."""
     R = RUN
     out, storages, objects = [], {}, {}
     for k, name in enumerate(R.names):
@@ -757,4 +827,4 @@ def sc_observe(all_values, fresh):
     if R.memo_step:
         memo = (sc_memo(R.mode.fake_tensor_converter.meta_converter), sc_memo(R.meta))
         leaks = sc_leaks(R)
-    return out, memo, leaks
+    return out, memo, leaks, R.step_note

@@ -767,6 +767,94 @@ long python_unfrozen_objects() {
 #endif
 }
 
+/// Runs `p` on the PyTorch backend alone, step by step (each must succeed
+/// unrefused); each step's Observation::step_note, and the last observation.
+std::vector<std::string> step_notes(const Program& p, Observation* o) {
+  Backend& b = *backends().pytorch;
+  b.begin(p, Limits{});
+  std::vector<std::string> notes;
+  for (const Step& s : p.steps) {
+    EXPECT_EQ(b.run_step(s).kind, ErrorKind::kNone) << print_step(p, s);
+    EXPECT_EQ(b.take_refusal(), "") << print_step(p, s);
+    b.observe(o);
+    notes.push_back(o->step_note);
+  }
+  return notes;
+}
+
+// Note [Stale converter memo entries]: found by pytorch.fake_matches_reference
+// (seed 1936). The MetaConverter memoized t0 as t2's base; after set_ moves
+// t0 onto t1's storage, meta of a view of t0 is built on t0's stale entry
+// and shares t3's storage. The backend notes the stale entry at that step
+// alone (not at a fresh conversion), and the known divergence matches the
+// alias difference only with that note.
+TEST(PytorchBackend, AStaleConverterMemoEntryIsNotedAndExplainsItsDivergence) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse(
+      "t0 = zeros [] f32\nt1 = zeros [] f32\nt2 = expand t0 [3,3]\nt3 = meta t2\n"
+      "t4 = meta t1\nset_ t0 t1\nt5 = permute t0 []\nt6 = meta t5\nt7 = meta t0\n"
+      "t8 = fake t0\n");
+  Observation o;
+  std::vector<std::string> notes;
+  ASSERT_NO_FATAL_FAILURE(notes = step_notes(p, &o));
+  for (size_t k = 0; k < 7; ++k) EXPECT_EQ(notes[k], "") << "step " << k + 1;
+  EXPECT_NE(notes[7].find("stale converter memo: its base changed in place"), std::string::npos)
+      << notes[7];
+  EXPECT_NE(notes[8].find("stale converter memo: the input changed in place"), std::string::npos)
+      << notes[8];
+  EXPECT_EQ(notes[9], "") << "the FakeTensorConverter never converted t0";
+  EXPECT_TRUE(o.vars.at(6).live);
+  EXPECT_EQ(o.vars.at(6).alias_class, 3) << "t6 is built on t0's stale conversion: t3's storage";
+
+  RunReport rep = run(p, {backends().reference.get(), backends().pytorch.get()});
+  ASSERT_TRUE(rep.diverged);
+  EXPECT_EQ(rep.divergence.to_string(p),
+            "step 8 (t6 = meta t5): alias_class of t6: reference t#4 vs pytorch t#3")
+      << "the reference shares t4's storage, the conversion of t1's (F2)";
+  const KnownDivergence* k = match_known_divergence("meta", rep.divergence.mismatch,
+                                                    pytorch_version(), /*with_pytorch=*/true);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->id, "pytorch-memo-stale-after-inplace-metadata-1.13");
+  Mismatch unnoted = rep.divergence.mismatch;
+  unnoted.note_a.clear();
+  unnoted.note_b.clear();
+  EXPECT_EQ(match_known_divergence("meta", unnoted, pytorch_version(), true), nullptr)
+      << "the same alias difference without a stale entry is a finding";
+}
+
+// Found by pytorch.fake_matches_reference (seed 1936): FakeTensorConverter's
+// memo holds fakes weakly, so after t1 (transposed) dies, `fake t0` makes a
+// new fake from the MetaConverter's memo where F2 gives t1 again. Noted at
+// that step only; while t1 lives, PyTorch returns it and nothing is noted.
+TEST(PytorchBackend, AFakeMadeAfterTheFirstDiedIsNoted) {
+  SKIP_WITHOUT_PYTORCH();
+  Program p = parse(
+      "t0 = arange [1,2] f32\nt1 = fake t0\ntranspose_ t1 -1 0\ndrop t1\n"
+      "t2 = fake t0\n");
+  Observation o;
+  std::vector<std::string> notes;
+  ASSERT_NO_FATAL_FAILURE(notes = step_notes(p, &o));
+  for (size_t k = 0; k < 4; ++k) EXPECT_EQ(notes[k], "") << "step " << k + 1;
+  EXPECT_NE(notes[4].find("fake memo dropped"), std::string::npos) << notes[4];
+  EXPECT_EQ(o.vars.at(2).sizes[0], 1) << "a new fake with t0's geometry";
+
+  RunReport rep = run(p, {backends().reference.get(), backends().pytorch.get()});
+  ASSERT_TRUE(rep.diverged);
+  EXPECT_EQ(rep.divergence.to_string(p),
+            "step 5 (t2 = fake t0): sizes of t2: reference [2, 1] vs pytorch [1, 2]");
+  const KnownDivergence* k = match_known_divergence("fake", rep.divergence.mismatch,
+                                                    pytorch_version(), /*with_pytorch=*/true);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->id, "pytorch-fake-memo-weak-values-1.13");
+
+  // While the fake lives, the memo returns it, transposed: nothing to note.
+  Program alive = parse("t0 = arange [1,2] f32\nt1 = fake t0\ntranspose_ t1 -1 0\nt2 = fake t0\n");
+  ASSERT_NO_FATAL_FAILURE(notes = step_notes(alive, &o));
+  EXPECT_EQ(notes, std::vector<std::string>(4, ""));
+  EXPECT_EQ(o.vars.at(2).identity_class, 1) << "F2: t2 is t1";
+  EXPECT_EQ(o.vars.at(2).sizes[0], 2) << "transposed";
+}
+
 // Python's Tensor.unflatten checks for empty sizes before ATen wraps the dim.
 TEST(PytorchBackend, UnflattenOfNoSizesIsCheckedBeforeTheDim) {
   SKIP_WITHOUT_PYTORCH();
