@@ -114,6 +114,10 @@ TEST(Cli, CheckHonoursRcParamsMaxSuccessAndSeed) {
   EXPECT_NE(a.out.find("OK after 37 programs"), std::string::npos) << a.out;
   Outcome b = cli({"check", "program.roundtrip", "--programs", "5", "--seed", "9"}, "seed=42");
   EXPECT_NE(b.out.find("seed 9, 5 programs"), std::string::npos) << b.out;
+  // The budget as given, not "300.000000".
+  Outcome c =
+      cli({"check", "program.roundtrip", "--seed", "3", "--programs", "5", "--budget", "300"});
+  EXPECT_NE(c.out.find("seed 3, 5 programs, budget 300 s\n"), std::string::npos) << c.out;
 }
 
 TEST(Cli, ReproOfMalformedProgramsExitsTwoNamingLineAndValue) {

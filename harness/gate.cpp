@@ -578,8 +578,9 @@ int run_check(const CheckCommandOptions& opt, std::ostream& out, std::ostream& e
   co.program_timeout = opt.program_timeout;
   co.limits = opt.limits;
   out << "storcheck check " << prop->name << ": seed " << opt.seed << ", " << opt.programs
-      << " programs" << (opt.budget_seconds > 0 ? ", budget " + std::to_string(opt.budget_seconds) + " s" : "")
-      << "\n";
+      << " programs";
+  if (opt.budget_seconds > 0) out << ", budget " << opt.budget_seconds << " s";  // "300", "0.5"
+  out << "\n";
   CheckResult r = check_property(*prop, co, backends);
   if (r.skipped) {
     out << prop->name << ": skipped: " << r.skip_reason << "\n";
