@@ -85,10 +85,52 @@ bool pytorch_fake_memo_dropped(const Mismatch& m) {
   return m.note_a.find(note) != std::string::npos || m.note_b.find(note) != std::string::npos;
 }
 
+/// pytorch-meta-set-resizes-storage-1.13: a side noted that set_ sized its
+/// meta storage ("meta storage sized by set_: N bytes where F2 keeps K",
+/// Note [Meta storages sized by set_] in oracles/python_backend.py), reports
+/// N, and the other side reports K.
+bool pytorch_meta_storage_set_sized(const Mismatch& m) {
+  auto sized = [](const std::string& note, long long* n, long long* keeps) {
+    const std::string_view tag = "meta storage sized by set_: ";
+    const size_t at = note.find(tag);
+    return at != std::string::npos && std::sscanf(note.c_str() + at + tag.size(),
+                                                  "%lld bytes where F2 keeps %lld", n, keeps) == 2;
+  };
+  long long n = 0, keeps = 0;
+  if (sized(m.note_b, &n, &keeps) && m.b == std::to_string(n) && m.a == std::to_string(keeps))
+    return true;
+  return sized(m.note_a, &n, &keeps) && m.a == std::to_string(n) && m.b == std::to_string(keeps);
+}
+
 /// pytorch-unflatten-empty-sizes-checked-first: the other side raised
 /// dim_out_of_range (printed "dim_out_of_range (...)", compare.cpp).
 bool other_side_dim_out_of_range(const Mismatch& m) {
   return m.a.rfind("dim_out_of_range", 0) == 0 || m.b.rfind("dim_out_of_range", 0) == 0;
+}
+
+/// pytorch-converters-accept-fakes, pytorch-fake-of-memoized-meta-1.13,
+/// pytorch-fake-from-meta-memo-hit-1.13: PyTorch's converter gave a tensor
+/// back ("none", no error) where the reference raised; whatever else PyTorch
+/// raises there is a finding.
+bool one_side_no_error(const Mismatch& m) { return m.a == "none" || m.b == "none"; }
+
+/// meta-copy-unchecked-1.13: LibTorch's meta copy_ raised nothing where the
+/// reference raised (on a meta input: "[meta]").
+bool libtorch_meta_unchecked(const Mismatch& m) { return m.b == "none"; }
+
+/// meta-as-strided-overflow-unchecked-1.13: the reference raised S9's storage
+/// size overflow where LibTorch raised nothing, or only the bounds check on
+/// the wrapped size (setStorage's out_of_bounds, for a storage smaller than
+/// that: views-errors-meta-overflow-wraps-into-a-bounds-error.sc).
+bool libtorch_skipped_size_overflow(const Mismatch& m) {
+  return m.a.rfind("storage_size_overflow", 0) == 0 &&
+         (m.b == "none" || m.b.rfind("out_of_bounds (", 0) == 0);
+}
+
+/// meta-set-sets-nbytes-1.13: LibTorch's set_ shrank the meta storage below
+/// the reference's byte count (the reference only grows it).
+bool libtorch_side_fewer_bytes(const Mismatch& m) {
+  return std::atoll(m.b.c_str()) < std::atoll(m.a.c_str());
 }
 
 /// pytorch-meta-sparse-coo-nnz-0-1.13: PyTorch's side (either, by property)
@@ -130,26 +172,31 @@ const std::vector<KnownDivergence>& known_divergences() {
        "meta storage's byte count to the source's extent, shrinking it for a source that does "
        "not reach the storage's end (every alias sees the smaller storage); later LibTorch "
        "only grows it ('The old behavior was to unconditionally set_nbytes'), as the "
-       "reference does (Note [set_] in impl/ops.cpp)",
-       "", "", /*meta_only=*/true},
+       "reference does (Note [set_] in impl/ops.cpp). Matched only where LibTorch's side "
+       "holds fewer bytes",
+       "", "", /*meta_only=*/true, libtorch_side_fewer_bytes},
       {"meta-fill-unchecked-1.13", "1.13", "fill_", "error",
        "LibTorch 1.13's fill_ on the meta device skips the scalar range check that eager makes "
        "(value cannot be converted to type ... without overflow); SEMANTICS F9 says meta "
-       "kernels make every check eager makes, and the reference does",
-       "[meta]"},
+       "kernels make every check eager makes, and the reference does. Matched only where the "
+       "reference raised that overflow and LibTorch nothing",
+       "without overflow [meta]", "", false, libtorch_meta_unchecked},
       {"meta-as-strided-overflow-unchecked-1.13", "1.13",
        "as_strided,as_strided_,squeeze,unsqueeze,permute,movedim,expand", "error",
        "LibTorch 1.13's as_strided on the meta device skips eager's storage size overflow check "
        "(S9): strides whose extent overflows int64 build a meta tensor where eager raises; "
        "squeeze, unsqueeze, permute (movedim) and expand are as_strided in 1.13, so a view of a "
        "meta tensor whose extent overflows passes too; SEMANTICS F9 says meta kernels make "
-       "every check eager makes",
-       "[meta]"},
+       "every check eager makes. Matched only where the reference raised storage_size_overflow "
+       "and LibTorch nothing, or the bounds check on the wrapped size (out_of_bounds) of a "
+       "storage smaller than that",
+       "[meta]", "", false, libtorch_skipped_size_overflow},
       {"meta-copy-unchecked-1.13", "1.13", "copy_", "error",
        "LibTorch 1.13's copy_ into a meta tensor returns before any check (copy_impl: 'Copies "
        "into meta self are OK and just ignored'): no broadcast shape check, no internal or "
-       "partial overlap check; SEMANTICS F9 says meta kernels make every check eager makes",
-       "[meta]"},
+       "partial overlap check; SEMANTICS F9 says meta kernels make every check eager makes. "
+       "Matched only where LibTorch raised nothing",
+       "[meta]", "", false, libtorch_meta_unchecked},
       {"resize-nonresizable-not-atomic-1.13", "1.13", "resize_,add_out,mul_out",
        "rank,sizes,strides",
        "LibTorch 1.13's resize_ sets the new sizes and strides before it tries to grow a "
@@ -223,8 +270,9 @@ const std::vector<KnownDivergence>& known_divergences() {
       {"pytorch-converters-accept-fakes", "*", "meta,fake", "error",
        "PyTorch's MetaConverter converts a FakeTensor like a real tensor (its __call__ accepts "
        "`isinstance(t, FakeTensor)`), and FakeTensorMode.from_tensor of a fake tensor returns "
-       "a fake; the reference refuses a fake input with unsupported_fake_tensor (F4)",
-       "already a fake tensor"},
+       "a fake; the reference refuses a fake input with unsupported_fake_tensor (F4). Matched "
+       "only where PyTorch raised nothing",
+       "already a fake tensor", "", false, one_side_no_error},
       {"pytorch-fake-from-meta-memoized", "*", "fake_from_meta",
        "identity_class,rank,sizes,strides,offset",
        "PyTorch's FakeTensorConverter.from_meta_and_device memoizes by the meta tensor: the "
@@ -237,16 +285,18 @@ const std::vector<KnownDivergence>& known_divergences() {
        "\"meta\"` in FakeTensor.__init__): converting a meta tensor, or moving a fake tensor "
        "to meta, fails on that AssertionError (kind other), as does from_meta_and_device of a "
        "tensor that is not meta (`assert t.device.type == \"meta\"`), instead of the typed "
-       "UnsupportedFakeTensorException the reference raises (F4)",
-       "AssertionError"},
+       "UnsupportedFakeTensorException the reference raises (F4). The PyTorch backend labels "
+       "the AssertionError of those steps alone (Note [FakeTensor's device asserts] in "
+       "python_backend.py), so that no other assert matches",
+       "FakeTensor's device assert"},
       {"pytorch-fake-of-memoized-meta-1.13", "1.13", "fake", "error",
        "PyTorch 1.13's FakeTensorConverter.from_real_tensor looks its memo up before it looks "
        "at the input: a meta tensor that fake_from_meta converted before (memoized by the "
        "meta tensor, pytorch-fake-from-meta-memoized) gives that fake tensor back; the "
        "reference refuses a meta input with unsupported_fake_tensor (F4). Listed after "
        "pytorch-fake-meta-device-assert-1.13, which a meta input that is not in the memo "
-       "matches (its AssertionError)",
-       "already a meta tensor"},
+       "matches (its AssertionError); matched only where PyTorch raised nothing",
+       "already a meta tensor", "", false, one_side_no_error},
       {"pytorch-lazy-clone-standin-pre-2.3", "1.13,2.0,2.1,2.2", "lazy_clone", "error",
        "PyTorch before 2.3 has no torch._lazy_clone: the PyTorch spelling runs the emitted "
        "scripts' eager stand-in (an eager copy of the whole storage, C6), which cannot set a "
@@ -258,8 +308,13 @@ const std::vector<KnownDivergence>& known_divergences() {
        "storage to that tensor's extent, so an emptied tensor (R2) gets a fake storage of "
        "its full extent instead of 0 bytes, and one that does not span its storage gets a "
        "smaller one; F2 keeps the real storage's byte size. Found by "
-       "pytorch.fake_matches_reference (harness/pytorch_check.sh replays it)",
-       ""},
+       "pytorch.fake_matches_reference (harness/pytorch_check.sh replays it). Converting "
+       "another tensor of a storage already converted sets the shared meta storage's byte "
+       "count again, under every conversion of it (shrinking one a resize_ of a fake grew), "
+       "where F2 leaves it. Matched only where the PyTorch backend noted the byte count it "
+       "got and the one F2 gives, and the two sides report exactly those (Note [Meta storages "
+       "sized by set_] in python_backend.py)",
+       "", "", false, pytorch_meta_storage_set_sized},
       {"pytorch-meta-set-resizes-storage-view-1.13", "1.13", "meta,fake", "error",
        "the same upstream bug as pytorch-meta-set-resizes-storage-1.13: PyTorch 1.13's "
        "MetaConverter resizes the meta storage to the base's extent with set_, so a view "
@@ -271,8 +326,9 @@ const std::vector<KnownDivergence>& known_divergences() {
        "PyTorch 1.13's FakeTensorConverter.from_meta_and_device looks the tensor up in its "
        "memo before anything else: a real tensor that was converted by `fake` before comes "
        "back as its fake instead of failing the meta-device check that a fresh one fails "
-       "(see pytorch-fake-meta-device-assert-1.13); F5 takes meta tensors only",
-       "the input is not a meta tensor"},
+       "(see pytorch-fake-meta-device-assert-1.13); F5 takes meta tensors only. Matched only "
+       "where PyTorch raised nothing",
+       "the input is not a meta tensor", "", false, one_side_no_error},
       {"pytorch-memo-stale-after-inplace-metadata-1.13", "1.13", "meta,fake",
        "rank,sizes,strides,offset,alias_class,storage_nbytes",
        "an upstream limitation of PyTorch 1.13's MetaConverter: a tensor it converted as the "

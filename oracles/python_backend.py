@@ -510,6 +510,52 @@ def sc_stale_memo_note(op, t):
     return ""
 
 
+# Note [Meta storages sized by set_]
+# PyTorch 1.13's MetaConverter builds every meta tensor with set_(storage,
+# offset, sizes, strides) on a fresh meta tensor, and 1.13's set_ on the meta
+# device sets the meta storage's byte count to that tensor's extent
+# (meta-set-sets-nbytes-1.13). So a new meta storage gets the extent of the
+# first tensor converted over it (an emptied tensor, R2, its full extent; a
+# tensor short of its storage's end a smaller one), and converting another
+# tensor of a storage already converted resizes the shared meta storage
+# again, under every conversion of that storage (shrinking one that an
+# earlier resize_ of a fake had grown). F2 gives a new fake storage the real
+# storage's byte count and leaves an existing one as it is. Around a `meta`
+# or `fake` of a real strided tensor, sc_step reads the byte count of the
+# converter's meta storage for the input's storage (memoized or not), and
+# notes a result whose storage holds other bytes than F2's: "meta storage
+# sized by set_: N bytes where F2 keeps K". The known divergence
+# pytorch-meta-set-resizes-storage-1.13 matches a storage_nbytes difference
+# of such a step alone, and only when one side reports N and the other K
+# (oracles/known_divergences.cpp).
+SC_SET_SIZED_NOTE = "meta storage sized by set_: "
+
+
+def sc_meta_storage_bytes(op, t):
+    """Bytes F2 gives the fake storage of t's storage at a `meta` or `fake` of t: those of
+    the converter's memoized meta storage, else those of the real storage (None: not a
+    conversion of a real strided tensor)."""
+    if op not in ("meta", "fake") or WeakTensorRefKey is None or t.layout != torch.strided \
+            or sc_is_meta(t):
+        return None
+    try:
+        mc = RUN.meta if op == "meta" else RUN.mode.fake_tensor_converter.meta_converter
+        ms = mc.storage_memo.get(StorageWeakRef(t.storage()))
+    except (AttributeError, TypeError):  # another PyTorch's converters: nothing noted
+        return None
+    return storage(ms if ms is not None else t).nbytes()
+
+
+def sc_set_sized_note(keeps, r):
+    """The note when the conversion's result r does not hold the `keeps` bytes F2 gives."""
+    if keeps is None or not isinstance(r, torch.Tensor) or r.layout != torch.strided:
+        return ""
+    n = storage(r).nbytes()
+    if n == keeps:
+        return ""
+    return f"{SC_SET_SIZED_NOTE}{n} bytes where F2 keeps {keeps} (Note [Meta storages sized by set_])"
+
+
 def sc_refusal(op, cat, ts, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     # Case 8: PyTorch 1.13's Python reads strides as SymInts throughout (Tensor.stride(),
     # the converters, clone, transpose): one below -2**62 is taken for a symbolic int's node
@@ -633,6 +679,32 @@ def sc_convert(op, R, ts):
     raise AssertionError("sc_convert: not a conversion: " + op)
 
 
+# Note [FakeTensor's device asserts]
+# PyTorch 1.13's FakeTensor.__init__ asserts that its device is not meta, and
+# from_meta_and_device that its input is on the meta device, with bare
+# `assert`s: a `fake` of a meta tensor, a `to_meta` of a fake one and a
+# `fake_from_meta` of a tensor that is not meta raise an AssertionError with no
+# message, where F4 raises the typed error. An AssertionError of those steps
+# alone is labelled, so that the known divergence
+# pytorch-fake-meta-device-assert-1.13 matches it and no assert elsewhere in
+# PyTorch's fake tensor code (oracles/known_divergences.cpp).
+SC_DEVICE_ASSERT = "FakeTensor's device assert (Note [FakeTensor's device asserts]): "
+
+
+def sc_device_assert(op, ts):
+    """Whether the step is one that PyTorch 1.13's device asserts refuse."""
+    if not ts:
+        return False
+    fake = isinstance(ts[0], FakeTensor)
+    if op == "fake":
+        return ts[0].is_meta and not fake
+    if op == "to_meta":
+        return fake
+    if op == "fake_from_meta":
+        return fake or not ts[0].is_meta
+    return False
+
+
 def sc_labelled(op, ts, message):
     """A failed conversion of a compressed sparse tensor, or of a part of one (an accessor's
     result, a view whose base the MetaConverter converts first), says so, for the known
@@ -656,12 +728,17 @@ def sc_step(op, cat, code, out, ins, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     reason = sc_refusal(op, cat, ts, alloc, out_itemsize, a, b, c, d)
     if reason:
         return ("refused", reason)
+    keeps = None
     if cat == "convert" and ts:
         R.step_note = sc_stale_memo_note(op, ts[0])
+        keeps = sc_meta_storage_bytes(op, ts[0])
     est = max(sc_estimate(op, ts, alloc, out_itemsize), 0)
     try:
         if cat == "convert" and op != "to_meta":
             r = sc_convert(op, R, ts)
+            sized = sc_set_sized_note(keeps, r)
+            if sized:
+                R.step_note = R.step_note + "; " + sized if R.step_note else sized
             if out:
                 R.v[out] = r
                 if op in ("fake", "meta"):
@@ -675,7 +752,10 @@ def sc_step(op, cat, code, out, ins, alloc, out_itemsize, a=0, b=0, c=0, d=0):
     except UnsupportedFakeTensorException as e:
         return ("error", "UnsupportedFakeTensorException", sc_labelled(op, ts, str(getattr(e, "reason", e))))
     except Exception as e:  # noqa: BLE001 - every failure is an observation
-        return ("error", type(e).__name__, sc_labelled(op, ts, str(e).split("\n")[0][:500]))
+        message = str(e).split("\n")[0][:500]
+        if isinstance(e, AssertionError) and sc_device_assert(op, ts):
+            message = SC_DEVICE_ASSERT + message
+        return ("error", type(e).__name__, sc_labelled(op, ts, message))
     if not any(sc_is_meta(t) for t in ts):
         R.total += est  # over-counts views: refusal only comes earlier (case 1)
     return None

@@ -1,12 +1,15 @@
 // Tests of the comparator, the runner's step-outcome rules and the
 // known-divergence mechanism, with the reference backend on both sides
 // (and a deliberately wrong backend to prove divergences are reported).
+#include "oracles/runner.h"
+
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "impl/ops.h"
 #include "oracles/compare.h"
 #include "oracles/known_divergences.h"
-#include "oracles/runner.h"
 #include "program/text_format.h"
 
 namespace storcheck {
@@ -226,6 +229,44 @@ TEST(KnownDivergences, FailedCallAndMetaEntriesNeedTheirContext) {
   k = match_known_divergence("set_", n, "1.13.0");
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(k->id, "meta-set-sets-nbytes-1.13");
+  // 1.13's set_ shrinks a meta storage; more bytes on LibTorch's side is a finding.
+  Mismatch grown = mismatch("storage_nbytes", 2, "16", "48");
+  grown.on_meta = true;
+  EXPECT_EQ(match_known_divergence("set_", grown, "1.13.0"), nullptr);
+
+  // The unchecked meta kernels raise nothing where the reference raises its
+  // check's error; LibTorch raising something else on a meta input is a finding.
+  auto entry = [&](const char* op, const std::string& ref, const std::string& torch) {
+    const KnownDivergence* hit =
+        match_known_divergence(op, mismatch("error", kNoVar, ref.c_str(), torch.c_str()), "1.13.0");
+    return hit ? std::string(hit->id) : std::string("none");
+  };
+  const std::string fill =
+      "scalar_overflow (value cannot be converted to type float without overflow [meta])";
+  EXPECT_EQ(entry("fill_", fill, "none"), "meta-fill-unchecked-1.13");
+  EXPECT_EQ(entry("fill_", fill, "invalid_argument (fill_ only supports 0-dimension value tensor)"),
+            "none");
+  const std::string copy =
+      "shape_mismatch (The size of tensor a (3) must match the size of tensor b (4) at "
+      "non-singleton dimension 1 [meta])";
+  EXPECT_EQ(entry("copy_", copy, "none"), "meta-copy-unchecked-1.13");
+  EXPECT_EQ(entry("copy_", "none", copy), "none");  // the reference raised nothing
+  const std::string overflow =
+      "storage_size_overflow (Storage size calculation overflowed with sizes=[4, 3, 3] and "
+      "strides=[4611686018427387904, 0, 0] [meta])";
+  EXPECT_EQ(entry("as_strided", overflow, "none"), "meta-as-strided-overflow-unchecked-1.13");
+  // Past the skipped check, LibTorch's bounds check of the wrapped size
+  // (views.errors_agree, seed 2019).
+  EXPECT_EQ(entry("as_strided", overflow,
+                  "out_of_bounds (torch: setStorage: sizes [4], strides [4611686018427387904], "
+                  "storage offset 0, and itemsize 4 requiring a storage size of 4 are out of "
+                  "bounds for storage of size 0)"),
+            "meta-as-strided-overflow-unchecked-1.13");
+  // An internal assert instead is the SymInt entry's, not this one's.
+  EXPECT_EQ(entry("as_strided", overflow, "other (torch: Expected !is_symbolic() to be true)"),
+            "symint-range-assert-1.13");
+  EXPECT_EQ(entry("as_strided", "dim_out_of_range (Dimension out of range [meta])", "none"),
+            "none");
 
   // PyTorch's memo keeps view bases: it holds more tensors than the
   // reference's (the second backend's count is larger), never fewer; a
