@@ -785,6 +785,12 @@ std::string Emitter::run() {
     if (diverges_here && r_.known) emit_known_guard(k);
     Error e = ref->run_step(s);
     ref->observe(&after);
+    // Note [sum in f64] (impl/ops.cpp): what the reference refuses has no
+    // expected outcome to check (Note [Step outcome rules] rule 5).
+    if (std::string refused = ref->take_refusal(); !refused.empty()) {
+      stop(k, "the reference refuses it (" + refused + "); `storcheck repro` runs this step");
+      return assemble();
+    }
     std::string_view spelling = sx_.py() ? info.python : info.cpp;
     if (!spelling.empty() && spelling[0] == '!') {
       stop(k, std::string(spelling.substr(1)));

@@ -1,6 +1,7 @@
 #include "impl/ops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -1901,9 +1902,20 @@ Result<Tensor> to_device(Context& ctx, const Tensor& t, DeviceType dev) {
 Result<Tensor> sum(Context& ctx, const Tensor& t) {
   DeviceScope device(ctx, *t);  // Note [Meta execution]
   // Note [sum in f64]: floating sums accumulate in f64 and return f64
-  // (torch.sum(x, dtype=torch.float64)): sums of f32 values are then exact
-  // whatever the order, so backends agree; an f32 sum would depend on
-  // LibTorch's vectorized cascade order, which varies with the CPU.
+  // (torch.sum(x, dtype=torch.float64)). An f32 sum would depend on
+  // LibTorch's vectorized cascade order, which varies with the CPU; in f64
+  // the sums the programs mostly make (rand's multiples of 2^-24, arange's
+  // integers) are exact whatever the order, so the backends agree. Not all:
+  // fill_ or add_out with 2^53 gives values whose f64 sum rounds, and then
+  // the order decides (views.errors_agree, seeds 2019 and 2020: the
+  // reference's sequential sum of [0, 1, 2, 3, 2^53] is 2^53 + 6, LibTorch's
+  // 2^53 + 4). sum_depends_on_order says when every order gives one result:
+  // every finite element is a multiple of 2^e, for the smallest e among
+  // them, and the sum of their magnitudes is at most 2^(53 + e), so every
+  // partial sum in any order is exact (and finite); infinities and NaNs then
+  // give the same inf or NaN in any order. Otherwise the reference backend
+  // refuses the step (oracles/reference_backend.cpp): it cannot add in
+  // LibTorch's order, and the program is not comparable from there on.
   DType r = is_floating(t->dtype) ? DType::kF64 : DType::kI64;
   Geometry g;
   g.itemsize = itemsize(r);
@@ -1925,6 +1937,36 @@ Result<Tensor> sum(Context& ctx, const Tensor& t) {
   if (is_floating(r)) store_double(elem_w(*out.value(), 0), r, fsum);
   else store_int(elem_w(*out.value(), 0), r, static_cast<int64_t>(isum));
   return out;
+}
+
+void SumOrder::add(double v) {
+  if (std::isnan(v)) nan_ = true;
+  if (std::isinf(v)) (v > 0 ? pos_inf_ : neg_inf_) = true;
+  if (v == 0 || !std::isfinite(v)) return;
+  int e = 0;
+  // v = m * 2^e with m in [0.5, 1): m * 2^53 is an integer; its lowest set
+  // bit is the weight of v's last mantissa bit.
+  const auto mantissa = static_cast<uint64_t>(std::ldexp(std::fabs(std::frexp(v, &e)), 53));
+  min_exp_ = std::min(min_exp_, e - 53 + __builtin_ctzll(mantissa));
+  magnitude_ += std::fabs(v);
+  ++n_;
+}
+
+bool SumOrder::depends() const {
+  if (nan_ || (pos_inf_ && neg_inf_)) return false;  // NaN in any order (compared as NaN)
+  // magnitude_ rounded at most n_ times, each by a relative 2^-53; an
+  // infinite one means a partial sum may overflow in some order.
+  const double bound = magnitude_ * (1 + static_cast<double>(n_) * 0x1p-52);
+  if (pos_inf_ || neg_inf_) return !std::isfinite(bound);  // that infinity, unless one overflows
+  if (n_ < 3) return false;  // fl(a + b), whatever the order (zeros add exactly)
+  return !(std::isfinite(bound) && bound <= std::ldexp(1.0, 53 + min_exp_));
+}
+
+bool sum_depends_on_order(const Tensor& t) {
+  if (t->is_meta() || !is_floating(t->dtype) || !storage_covers(*t)) return false;
+  SumOrder order;
+  for_each_offset(t->geom, [&](int64_t o) { order.add(load_as_double(elem_r(*t, o), t->dtype)); });
+  return order.depends();
 }
 
 // --- Copy-on-write ------------------------------------------------------------------------

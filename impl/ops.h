@@ -18,6 +18,7 @@
 //   // w.error().kind == ErrorKind::kViewIncompatible (S6)
 #pragma once
 
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -129,6 +130,23 @@ Result<Tensor> to_device(Context& ctx, const Tensor& t, DeviceType dev);
 /// The sum of all elements as a 0-d tensor: i64 for integer and bool
 /// inputs, f64 for floating ones (see Note [sum in f64]). A read (C3).
 Result<Tensor> sum(Context& ctx, const Tensor& t);
+/// Note [sum in f64]: whether the f64 sum of a real floating tensor's
+/// elements may depend on the order of the additions (false for integer,
+/// bool and meta tensors, and whenever every order gives the same result).
+bool sum_depends_on_order(const Tensor& t);
+/// The same test over values added one by one (the LibTorch CUDA backend's
+/// copy of its input): `SumOrder o; for (v : values) o.add(v); o.depends()`.
+class SumOrder {
+ public:
+  void add(double v);
+  bool depends() const;
+
+ private:
+  int min_exp_ = std::numeric_limits<int>::max();
+  double magnitude_ = 0;
+  int64_t n_ = 0;  ///< finite nonzero values
+  bool nan_ = false, pos_inf_ = false, neg_inf_ = false;
+};
 
 // --- Copy-on-write (SEMANTICS group C) ----------------------------------------------
 /// C1: same sizes, strides and offset over a new storage object that shares

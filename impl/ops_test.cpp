@@ -182,6 +182,57 @@ TEST_F(OpsTest, SumAndToSparseOfHugeExpandedViewAreResourceLimit) {
   EXPECT_EQ(kind(sum(ctx, meta)), ErrorKind::kNone);
 }
 
+/// A contiguous tensor of dtype d holding `v`.
+Tensor of_values(Context& ctx, DType d, const std::vector<double>& v) {
+  Tensor t = must(zeros(ctx, Ints{static_cast<int64_t>(v.size())}, d));
+  for (size_t k = 0; k < v.size(); ++k)
+    store_double(t->storage->mutable_data() + k * static_cast<size_t>(t->geom.itemsize), d, v[k]);
+  return t;
+}
+
+// Note [sum in f64]: every order of the additions gives one result when the
+// finite elements lie on a grid 2^e whose 2^53 multiples bound their
+// magnitudes; otherwise the order may decide (views.errors_agree, seed
+// 2020: [0, 1, 2, 3, 2^53] sums to 2^53 + 6 in order, 2^53 + 4 in
+// LibTorch's).
+TEST_F(OpsTest, SumDependsOnOrderOnlyWhereItsAdditionsRound) {
+  const double two53 = 9007199254740992.0, inf = std::numeric_limits<double>::infinity();
+  struct Case {
+    DType dtype;
+    std::vector<double> values;
+    bool depends;
+  } cases[] = {
+      {DType::kF64, {0, 1, 2, 3, two53}, true},
+      {DType::kF64, {0, 1, 2, 3, 4}, false},
+      {DType::kF64, {two53, 2, 4}, false},        // every partial sum is even, below 2^54
+      {DType::kF64, {two53, 2, 4, two53}, true},  // 2^54 + 6 rounds
+      {DType::kF32, {16777216, 1, 1}, false},     // f32 values, summed in f64
+      {DType::kF64, {0.5, 0.25, 0.125, 1024}, false},
+      {DType::kF64, {0x1p-30, 1024}, false},
+      {DType::kF64, {0x1p-30, 0x1p30, 1}, true},    // 2^60 grid steps
+      {DType::kF64, {1e308, 1e308, -1e308}, true},  // overflows in one order
+      {DType::kF64, {inf, 1, 2}, false},
+      {DType::kF64, {inf, -1e308, -1e308}, true},      // inf or NaN
+      {DType::kF64, {std::nan(""), 1, two53}, false},  // NaN, in any order
+      {DType::kF64, {two53, 1, 0}, false},             // fl(2^53 + 1) in any order
+      {DType::kF64, {two53}, false},
+      {DType::kF64, {0.1, 0.2, 0.3}, true},
+  };
+  for (const Case& c : cases) {
+    Tensor t = of_values(ctx, c.dtype, c.values);
+    SCOPED_TRACE(::testing::PrintToString(c.values));
+    EXPECT_EQ(sum_depends_on_order(t), c.depends);
+  }
+  // rand's multiples of 2^-24 sum in any order alike; integer, meta and
+  // emptied inputs never depend on it.
+  EXPECT_FALSE(sum_depends_on_order(must(rand(ctx, Ints{64, 64}, DType::kF64, 3))));
+  EXPECT_FALSE(sum_depends_on_order(must(arange(ctx, Ints{4096}, DType::kI64))));
+  Tensor rounds = of_values(ctx, DType::kF64, {0.1, 0.2, 0.3});
+  EXPECT_FALSE(sum_depends_on_order(must(to_meta(rounds))));
+  rounds->storage->resize(0);
+  EXPECT_FALSE(sum_depends_on_order(rounds));
+}
+
 // fill_ and zero_ write every element of a view that repeats offsets:
 // bounded like sum (found by cow_fuzzer as a 2.6e10-write timeout), after
 // S8, with nothing written and no version bump when refused.

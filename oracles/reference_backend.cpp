@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 #include "impl/fake.h"
 #include "impl/fault.h"
@@ -102,6 +103,7 @@ class ReferenceBackend final : public Backend {
     dense_cache_.reset(vars_.size());
     key_ = ValuesKey();
     copies_ = 0;
+    refusal_.clear();
   }
 
   /// cow_copies() counts every materialization on this thread; two
@@ -146,9 +148,17 @@ class ReferenceBackend final : public Backend {
         }
       return e;
     }
+    // Note [sum in f64] (impl/ops.cpp): a sum whose result depends on the
+    // order of the additions cannot be made in LibTorch's order.
+    if (s.op == OpId::kSum && sum_depends_on_order(vars_[s.args[0].var]))
+      refusal_ =
+          "sum: the f64 sum of these elements rounds, so its result depends on the order of "
+          "the additions, and the reference cannot add in LibTorch's (Note [sum in f64])";
     if (s.out != kNoVar) bind_strided(s, std::move(r).value());
     return {};
   }
+
+  std::string take_refusal() override { return std::exchange(refusal_, {}); }
 
   const Tensor* reference_tensor(VarId v) const override {
     if (v < 0 || static_cast<size_t>(v) >= vars_.size() || !vars_[static_cast<size_t>(v)])
@@ -247,6 +257,7 @@ class ReferenceBackend final : public Backend {
   DenseValuesCache dense_cache_;        ///< Note [Sparse values by their inputs]
   ValuesKey key_;                       ///< the key observe_sparse writes
   std::vector<size_t> moved_;            ///< variables observe() last saw move
+  std::string refusal_;                  ///< Backend::take_refusal (Note [sum in f64])
   /// See sparse_base_.
   struct SparseBase {
     std::weak_ptr<SparseTensorImpl> base;

@@ -76,6 +76,30 @@ TEST(Runner, TwoReferenceBackendsCountOnlyTheirOwnCowCopies) {
   EXPECT_EQ(rep.last[1].cow_copies, 1);
 }
 
+// Note [sum in f64]: the reference refuses a sum whose f64 result depends on
+// the order of the additions (rule 5: not comparable from there on), and
+// only such a sum. Found by views.errors_agree (seed 2020): LibTorch's
+// cascade gave 2^53 + 4 for what the reference summed in order to 2^53 + 6.
+TEST(Runner, TheReferenceRefusesASumWhoseOrderDecides) {
+  auto a = make_reference_backend();
+  Runner r({a.get()}, Limits{});
+  Program p = parse_ok(
+      "t0 = arange [5] f64\nt1 = as_strided t0 [] [] 4\nfill_ t1 9007199254740992\n"
+      "t2 = sum t0\nt3 = to t2 u8\n");
+  RunReport rep = r.run(p);
+  EXPECT_FALSE(rep.diverged);
+  EXPECT_EQ(rep.steps_run, 4);
+  EXPECT_EQ(rep.refusal,
+            "step 4 (t2 = sum t0): reference refused: sum: the f64 sum of these elements rounds, "
+            "so its result depends on the order of the additions, and the reference cannot add "
+            "in LibTorch's (Note [sum in f64])");
+  // Without the 2^53 every order gives 10: no refusal, the program runs out.
+  Program q = parse_ok("t0 = arange [5] f64\nt2 = sum t0\nt3 = to t2 u8\n");
+  RunReport all = r.run(q);
+  EXPECT_EQ(all.refusal, "");
+  EXPECT_EQ(all.steps_run, 3);
+}
+
 TEST(Runner, NamesFirstDifferingStepVariableAndField) {
   auto a = make_reference_backend();
   SkewedBackend b(2);

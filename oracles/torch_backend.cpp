@@ -1701,6 +1701,21 @@ Error TorchBackend::run_cow_op(const Step& s) {
       if (Error e = check_alloc("sum", itemsize(r)); e.kind != ErrorKind::kNone) return e;
       if (Error e = check_fits("sum", t, "input"); e.kind != ErrorKind::kNone) return e;
       if (Error e = check_step_reads("sum", t); e.kind != ErrorKind::kNone) return e;
+      // Note [sum in f64]: CUDA's reduction adds in another order than the
+      // CPU's cascade; where the order decides, the step is not comparable
+      // (device.cpu_matches_cuda; the reference refuses it against any backend).
+      if (t.is_cuda() && is_floating(r) && t.numel() > 2) {
+        const at::Tensor values = t.to(at::kCPU, at::kDouble).contiguous();
+        SumOrder order;
+        const double* v = values.data_ptr<double>();
+        for (int64_t k = 0; k < values.numel(); ++k) order.add(v[k]);
+        if (order.depends()) {
+          refusal_ =
+              "sum: the f64 sum of these elements rounds, so its result depends on the order of "
+              "the additions, and CUDA's differs from the CPU's (Note [sum in f64])";
+          return {};
+        }
+      }
       at::Tensor out;
       {
         at::AutoDispatchBelowADInplaceOrView below;  // a fresh tensor: version 0
