@@ -1,6 +1,6 @@
 // Tests of the reference-only invariant hooks (harness/invariants.h) on
 // planted observations: a hook must report the SEMANTICS rule a backend's
-// observations break, and only that one.
+// observations break, naming the variable.
 #include "harness/invariants.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "oracles/runner.h"
