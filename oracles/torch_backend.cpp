@@ -402,6 +402,23 @@ class TorchConverter {
   std::unordered_map<const c10::StorageImpl*, StorageEntry> storages_;
 };
 
+// Note [Quiet LibTorch warnings]
+// LibTorch's warnings (add_out's "An output with one or more elements was
+// resized", beta sparse layouts) are not observations: storcheck's reports
+// stay free of them. c10's warning handler is per thread (a thread_local in
+// c10/util/Exception.cpp, whatever its header says), so setting it once, on
+// the thread that made the first backend, left the gate's other worker
+// printing every warning through glog (about 800 lines in a default gate).
+// Each backend sets it on the thread that makes it and on the thread that
+// begins a program on it.
+void quiet_torch_warnings() {
+  struct Quiet final : c10::WarningHandler {
+    void process(const c10::SourceLocation&, const std::string&, bool) override {}
+  };
+  static Quiet quiet;
+  c10::Warning::set_warning_handler(&quiet);
+}
+
 class TorchBackend final : public Backend {
  public:
   TorchBackend(at::Device device, bool staged)
@@ -431,6 +448,7 @@ class TorchBackend final : public Backend {
   }
 
   void begin(const Program& program, const Limits& limits) override {
+    quiet_torch_warnings();  // Note [Quiet LibTorch warnings]: per thread
     limits_ = limits;
     total_bytes_ = 0;
     restored_.clear();
@@ -2600,15 +2618,8 @@ void init_torch_once() {
     // message (torch_errors.h), so the fetcher is replaced, process-wide,
     // by one that returns nothing.
     c10::SetStackTraceFetcher(std::function<std::string()>([] { return std::string(); }));
-    // LibTorch's warnings (add_out's "An output with one or more elements
-    // was resized", beta sparse layouts) are not observations: storcheck's
-    // reports stay free of them. Set once, before any backend runs.
-    struct Quiet final : c10::WarningHandler {
-      void process(const c10::SourceLocation&, const std::string&, bool) override {}
-    };
-    static Quiet quiet;
-    c10::Warning::set_warning_handler(&quiet);
   });
+  detail::quiet_torch_warnings();  // Note [Quiet LibTorch warnings]
 }
 }  // namespace
 

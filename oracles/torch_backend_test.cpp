@@ -5,6 +5,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "impl/rand.h"
@@ -428,6 +429,31 @@ TEST(TorchErrors, MessageHasNoBacktrace) {
     EXPECT_NE(msg.find("is invalid for input of size 12"), std::string::npos) << msg;
     EXPECT_EQ(msg.find("Exception raised from"), std::string::npos) << msg;
   }
+}
+
+// Note [Quiet LibTorch warnings] (oracles/torch_backend.cpp): c10's warning
+// handler is per thread, so a backend run on another thread than the one
+// that made the first (the gate's workers) printed LibTorch's warnings
+// through glog, here add_out's "An output with one or more elements was
+// resized", about 800 lines in a default gate run.
+TEST(TorchBackend, LibTorchWarningsStayQuietOnEveryThread) {
+  ParseResult parsed =
+      parse_program("t0 = arange [4,4] f32\nt1 = zeros [2] f32\nadd_out t1 t0 1.5\n");
+  ASSERT_TRUE(parsed.ok()) << parsed.error.to_string();
+  const Program& program = parsed.program;
+  std::unique_ptr<Backend> first = make_torch_cpu_backend();  // this thread's
+  ASSERT_NE(first, nullptr);
+  auto run = [&program] {
+    std::unique_ptr<Backend> b = make_torch_cpu_backend();
+    b->begin(program, Limits{});
+    for (const Step& s : program.steps) EXPECT_EQ(b->run_step(s).kind, ErrorKind::kNone);
+  };
+  testing::internal::CaptureStderr();
+  run();
+  std::thread worker(run);
+  worker.join();
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(err, "");
 }
 
 }  // namespace
