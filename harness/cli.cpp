@@ -217,6 +217,8 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
   if (o.programs_set) parse_i64(o.programs, &programs, 1, int64_t{1} << 40);
   int64_t jobs = 2;
   parse_i64(o.jobs, &jobs, 1, 256);
+  int64_t steps = 0;  // gate and check: 0, the properties' own (16); bench: 16
+  if (o.steps_set) parse_i64(o.steps, &steps, 1, 4096);
   bool shrink = !o.no_shrink_set && !rc.disableShrinking;
   double program_timeout = 0;
   if (o.program_timeout_set) parse_seconds(o.program_timeout, &program_timeout);
@@ -233,9 +235,7 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
     BenchOptions b;
     if (o.seed_set) b.seed = seed;
     if (o.programs_set) b.programs = programs;
-    int64_t steps = 16;
-    if (o.steps_set) parse_i64(o.steps, &steps, 1, 4096);
-    b.steps = static_cast<int>(steps);
+    b.steps = o.steps_set ? static_cast<int>(steps) : 16;
     b.json = o.json_set;
     return run_bench(b, out, err);
   }
@@ -261,6 +261,7 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
     }
     g.program_timeout = program_timeout;
     g.findings_json = o.findings_json;
+    g.steps = static_cast<int>(steps);
     g.limits = limits;
     return run_gate(g, out, err);
   }
@@ -280,6 +281,7 @@ int storcheck_main(int argc, const char* const* argv, const char* rc_params, std
     c.eager_unsafe = o.eager_unsafe_set;
     c.program_timeout = program_timeout;
     c.findings_json = o.findings_json;
+    c.steps = static_cast<int>(steps);
     c.limits = limits;
     return run_check(c, out, err);
   }

@@ -120,6 +120,26 @@ TEST(Cli, CheckHonoursRcParamsMaxSuccessAndSeed) {
   EXPECT_NE(c.out.find("seed 3, 5 programs, budget 300 s\n"), std::string::npos) << c.out;
 }
 
+// `--steps N` (gate, check): programs of exactly N steps instead of the
+// properties' 16, for campaigns that reach deeper states; bench has its own.
+TEST(Cli, StepsSetsTheProgramLengthOfCheckAndGate) {
+  Outcome a =
+      cli({"check", "program.roundtrip", "--steps", "40", "--programs", "5", "--seed", "3"});
+  EXPECT_EQ(a.code, 0) << a.err;
+  EXPECT_NE(a.out.find("seed 3, 5 programs of 40 steps\n"), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("OK after 5 programs, 200 steps"), std::string::npos) << a.out;
+  Outcome plain = cli({"check", "program.roundtrip", "--programs", "5", "--seed", "3"});
+  EXPECT_NE(plain.out.find("OK after 5 programs, 80 steps"), std::string::npos) << plain.out;
+  Outcome r = cli({"repro", "--steps", "4", "f.sc"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--steps does not apply to 'repro'"), std::string::npos) << r.err;
+  TempDir corpus, findings;  // no regressions: properties only
+  Outcome g = cli({"gate", "--steps", "8", "--programs", "20", "--budget", "60", "--corpus",
+                   corpus.path().c_str(), "--findings-dir", findings.path().c_str()});
+  EXPECT_EQ(g.code, 0) << g.out << g.err;
+  EXPECT_NE(g.out.find(", 8-step programs, "), std::string::npos) << g.out;
+}
+
 TEST(Cli, ReproOfMalformedProgramsExitsTwoNamingLineAndValue) {
   TempDir tmp;
   const std::string& dir = tmp.path();
@@ -326,6 +346,44 @@ TEST(EagerUnsafe, ReproShowsLibTorchCrashingOnARefusedStep) {
                             "the step as undefined (S8)"),
             std::string::npos)
       << unsafe.out;
+}
+
+// A finding of `check --steps N` says N where it says the seed and program,
+// and `check` with that seed and --steps draws the same program again.
+TEST(PlantedFaultSteps, CheckNamesTheStepsOfAFindingAndDrawsItAgain) {
+  if (!fault_injection_available()) GTEST_SKIP() << "build without fault injection";
+  if (!BackendSet::make().torch_cpu) GTEST_SKIP() << "built without LibTorch: nothing to compare";
+  TempDir tmp;
+  const std::string args =
+      "check views.ref_matches_eager --plant-fault transpose_square_strides "
+      "--steps 40 --seed 1 --programs 3000 --findings-dir " +
+      tmp.path();
+  Outcome f = run_binary(args);
+  ASSERT_EQ(f.code, 1) << f.out;
+  const size_t at = f.out.find("seed 1, program ");
+  ASSERT_NE(at, std::string::npos) << f.out;
+  const long long index = std::atoll(f.out.c_str() + at + 16);
+  const std::string program = "program " + std::to_string(index);
+  EXPECT_NE(f.out.find(program + " of 40 steps; shrunk to "), std::string::npos) << f.out;
+  const size_t rep = f.out.find("reproduce: storcheck repro ");
+  ASSERT_NE(rep, std::string::npos) << f.out;
+  const std::string line = f.out.substr(rep + 27, f.out.find('\n', rep) - rep - 27);
+  const std::string path = line.substr(0, line.find(' '));
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("# seed: 1 (" + program + ", --steps 40)\n"), std::string::npos)
+      << text.str();
+  // Unshrunk, the same draw: that program, all 40 steps of it.
+  TempDir again;
+  Outcome n = run_binary(
+      "check views.ref_matches_eager --plant-fault transpose_square_strides "
+      "--steps 40 --seed 1 --no-shrink --findings-dir " +
+      again.path() + " --programs " + std::to_string(index + 1));
+  EXPECT_EQ(n.code, 1) << n.out;
+  EXPECT_NE(n.out.find("seed 1, " + program + " of 40 steps; shrunk to 40 steps"),
+            std::string::npos)
+      << n.out;
 }
 
 // Proof the pipeline finds bugs: each planted reference bug makes the gate

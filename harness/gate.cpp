@@ -235,12 +235,20 @@ bool write_findings_json(const std::string& path, const std::vector<Finding>& fi
   return true;
 }
 
+/// The steps per program r's property drew (Finding::steps): `--steps`, else its own.
+int drawn_steps(const CheckResult& r) {
+  if (r.program_steps > 0) return r.program_steps;
+  const Property* p = find_property(r.property);
+  return p ? p->config.max_steps : 0;
+}
+
 Finding failure_finding(const CheckResult& r) {
   Finding f;
   f.name = r.property;
   f.status = "fail";
   f.seed = r.seed;
   f.program = r.failing_program;
+  f.steps = drawn_steps(r);
   f.divergence = r.failure_text;
   f.reproducer = r.reproducer_path;
   f.scripts = r.emitted_paths;
@@ -263,6 +271,7 @@ std::string findings_to_json(const std::vector<Finding>& findings) {
     o += k ? ",\n " : "\n ";
     o += "{\"name\": " + json_string(f.name) + ", \"status\": " + json_string(f.status) +
          ", \"seed\": " + std::to_string(f.seed) + ", \"program\": " + std::to_string(f.program) +
+         ", \"steps\": " + std::to_string(f.steps) +
          ", \"divergence\": " + json_string(f.divergence) +
          ", \"reproducer\": " + json_string(f.reproducer) + ", \"scripts\": [";
     for (size_t s = 0; s < f.scripts.size(); ++s) o += (s ? ", " : "") + json_string(f.scripts[s]);
@@ -282,6 +291,7 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
   bool failed = false;
   BackendSet main_backends = BackendSet::make(opt.eager_unsafe);
   out << "storcheck gate: seed " << opt.seed << ", budget " << opt.budget_seconds << " s, "
+      << (opt.steps > 0 ? std::to_string(opt.steps) + "-step programs, " : std::string())
       << main_backends.all().size() << " backends (reference"
       << (main_backends.torch_cpu ? ", torch_cpu " + torch_version() : "") << ")"
       << (opt.plant_fault.empty() ? "" : ", planted fault " + opt.plant_fault) << "\n";
@@ -400,6 +410,7 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
     co.shrink = opt.shrink;
     co.findings_dir = opt.findings_dir;
     co.program_timeout = opt.program_timeout;
+    co.steps = opt.steps;
     co.limits = opt.limits;
     return co;
   };
@@ -447,6 +458,7 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
       f.name = r.property;
       f.status = r.abnormal;
       f.seed = property_seed(opt.seed, r.property);
+      f.steps = drawn_steps(r);
       f.divergence = r.failure_text;
       f.reproducer = r.reproducer_path;
       findings.push_back(f);
@@ -493,6 +505,7 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
   out << line;
   for (const CheckResult* r : failures) {
     out << "\nFAILED " << r->property << " (seed " << r->seed << ", program " << r->failing_program
+        << (r->program_steps > 0 ? ", --steps " + std::to_string(r->program_steps) : std::string())
         << "), shrunk to " << r->counterexample.steps.size() << " steps:\n";
     out << print_program(r->counterexample);
     out << "divergence: " << r->failure_text << "\n";
@@ -572,6 +585,7 @@ int run_check(const CheckCommandOptions& opt, std::ostream& out, std::ostream& e
   co.seed = opt.seed;
   co.programs = opt.programs;
   co.max_size = opt.max_size;
+  co.steps = opt.steps;
   co.budget_seconds = opt.budget_seconds;
   co.shrink = opt.shrink;
   co.findings_dir = opt.findings_dir;
@@ -579,6 +593,7 @@ int run_check(const CheckCommandOptions& opt, std::ostream& out, std::ostream& e
   co.limits = opt.limits;
   out << "storcheck check " << prop->name << ": seed " << opt.seed << ", " << opt.programs
       << " programs";
+  if (opt.steps > 0) out << " of " << opt.steps << " steps";
   if (opt.budget_seconds > 0) out << ", budget " << opt.budget_seconds << " s";  // "300", "0.5"
   out << "\n";
   CheckResult r = check_property(*prop, co, backends);
@@ -601,8 +616,10 @@ int run_check(const CheckCommandOptions& opt, std::ostream& out, std::ostream& e
     out << r.refused << " programs compared up to a step a backend refused (not comparable "
         << "from there), e.g. " << r.first_refusal << "\n";
   if (!r.passed) {
-    out << "seed " << r.seed << ", program " << r.failing_program << "; shrunk to "
-        << r.counterexample.steps.size() << " steps:\n"
+    out << "seed " << r.seed << ", program " << r.failing_program
+        << (r.program_steps > 0 ? " of " + std::to_string(r.program_steps) + " steps"
+                                : std::string())
+        << "; shrunk to " << r.counterexample.steps.size() << " steps:\n"
         << print_program(r.counterexample) << "divergence: " << r.failure_text << "\n";
     if (!r.reproducer_path.empty())
       out << "reproduce: storcheck repro " << r.reproducer_path

@@ -35,6 +35,7 @@ struct GateOptions {
   bool pytorch = false;          ///< also the pytorch.* properties (`--backends pytorch`)
   double program_timeout = 0;    ///< seconds per program, 0: none (Note [Program timeout])
   std::string findings_json;     ///< "" : no JSON of the findings
+  int steps = 0;                 ///< steps per program (`--steps`); 0: the properties' own (16)
   Limits limits;
 };
 
@@ -44,6 +45,7 @@ struct Finding {
   std::string status;     ///< "fail", "xpass", "crash", "timeout", "internal"
   uint64_t seed = 0;
   int64_t program = -1;   ///< index of the failing program (-1: none)
+  int steps = 0;          ///< steps per drawn program (`--steps`, else 16); 0: none drawn
   std::string divergence;
   std::string reproducer; ///< the file `storcheck repro` replays
   std::vector<std::string> scripts;  ///< emitted .py and .cpp
@@ -64,6 +66,7 @@ struct CheckCommandOptions {
   uint64_t seed = 0;
   int64_t programs = 1000;
   int max_size = 100;
+  int steps = 0;  ///< steps per program (`--steps`); 0: the property's own (16)
   double budget_seconds = 0;
   bool shrink = true;
   std::string findings_dir = "storcheck-findings";

@@ -96,6 +96,7 @@ std::string serialize_result(const CheckResult& r) {
   put(&out, "known", std::to_string(r.known));
   put(&out, "seconds", std::to_string(r.seconds));
   put(&out, "seed", std::to_string(r.seed));
+  put(&out, "program_steps", std::to_string(r.program_steps));
   put(&out, "failing_program", std::to_string(r.failing_program));
   put(&out, "counterexample", r.failing_program >= 0 ? print_program(r.counterexample) : "");
   put(&out, "failure_text", r.failure_text);
@@ -134,6 +135,7 @@ bool deserialize_result(const std::string& text, CheckResult* r) {
     r->known = std::stoll(f.at("known"));
     r->seconds = std::stod(f.at("seconds"));
     r->seed = std::stoull(f.at("seed"));
+    r->program_steps = std::stoi(f.at("program_steps"));
     r->failing_program = std::stoll(f.at("failing_program"));
     if (!f.at("counterexample").empty()) {
       ParseResult p = parse_program(f.at("counterexample"));

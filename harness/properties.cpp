@@ -599,6 +599,7 @@ std::string reproducer_text(const CheckResult& r) {
   std::string s(kProgramHeader);
   s += "\n# property: " + r.property + "\n";
   s += "# seed: " + std::to_string(r.seed) + " (program " + std::to_string(r.failing_program) +
+       (r.program_steps > 0 ? ", --steps " + std::to_string(r.program_steps) : std::string()) +
        ")\n";
   s += "# divergence: " + r.failure_text + "\n";
   std::string body = print_program(r.counterexample);
@@ -622,10 +623,17 @@ void write_emitted(const std::string& path, const Limits& limits, CheckResult* r
 }
 }  // namespace
 
+GenConfig config_with_steps(const Property& prop, int steps) {
+  GenConfig c = prop.config;
+  if (steps > 0) c.min_steps = c.max_steps = steps;
+  return c;
+}
+
 CheckResult check_property(const Property& prop, const CheckOptions& opt, BackendSet& backends) {
   CheckResult res;
   res.property = std::string(prop.name);
   res.seed = opt.seed;
+  res.program_steps = opt.steps;
   std::vector<Backend*> list = backends.all();
   if (prop.needs_pytorch()) {
     std::string why;
@@ -692,7 +700,8 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
     }
   }
   Runner runner(list, opt.limits);
-  rc::Gen<Program> gen = prop.view_chains ? gen_view_chain(prop.config) : gen_program(prop.config);
+  const GenConfig config = config_with_steps(prop, opt.steps);
+  rc::Gen<Program> gen = prop.view_chains ? gen_view_chain(config) : gen_program(config);
   auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -703,6 +712,8 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
                                  "\n# inflight: written before this program ran; if the file "
                                  "remains, storcheck died while checking it\n# seed: " +
                                  std::to_string(opt.seed) + " (program ";
+  const std::string steps_tail =
+      opt.steps > 0 ? ", --steps " + std::to_string(opt.steps) : std::string();
   Watchdog watchdog(opt.program_timeout, res.property, ahead, opt.timeout_exit_code);
   // Every program the property runs: written ahead, timed, checked.
   auto check = [&](const Program& q, const std::string& head, std::string* text, int64_t* steps,
@@ -723,10 +734,11 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
     rc::Shrinkable<Program> sp = gen(r, size);
     Program p = sp.value();
     ++res.programs;
-    const std::string head = ahead_head + std::to_string(i) + ")\n";
+    const std::string head = ahead_head + std::to_string(i) + steps_tail + ")\n";
     std::string text;
     if (!check(p, head, &text, &res.steps, &res.known)) continue;
-    const std::string shrink_head = ahead_head + std::to_string(i) + ", a shrink candidate)\n";
+    const std::string shrink_head =
+        ahead_head + std::to_string(i) + steps_tail + ", a shrink candidate)\n";
     // Failure: shrink with RapidCheck's tree, then step removal.
     res.passed = false;
     res.failing_program = i;

@@ -88,6 +88,9 @@ struct Property {
   }
 };
 
+/// `prop`'s generator config with `steps` steps per program (0: as it is).
+GenConfig config_with_steps(const Property& prop, int steps);
+
 /// Every property, in gate order.
 const std::vector<Property>& properties();
 /// Null when unknown.
@@ -97,6 +100,9 @@ struct CheckOptions {
   uint64_t seed = 0;
   int64_t programs = 1000;      ///< programs to check (RC_PARAMS max_success)
   int max_size = 100;           ///< RapidCheck size cycles 0..max_size
+  /// Steps per program (`--steps`): every program has exactly this many;
+  /// 0 keeps the property's own (16).
+  int steps = 0;
   double budget_seconds = 0;    ///< stop early after this long (0: no limit)
   bool shrink = true;
   std::string findings_dir;     ///< where reproducers go ("" : not written)
@@ -126,6 +132,7 @@ struct CheckResult {
   std::string first_refusal;
   double seconds = 0;
   uint64_t seed = 0;
+  int program_steps = 0;  ///< CheckOptions::steps (0: the property's own, 16)
   // On failure:
   int64_t failing_program = -1;  ///< index of the first failing program
   Program counterexample;        ///< shrunk

@@ -10,6 +10,7 @@
 #include "generators/program_gen.h"
 #include "harness/test_support.h"
 #include "impl/fault.h"
+#include "program/text_format.h"
 
 namespace storcheck {
 namespace {
@@ -100,6 +101,33 @@ TEST(Properties, CowInvariantsCatchAViewWriteThatSkipsMaterialization) {
   opt.write_ahead = false;
   BackendSet backends = BackendSet::make();
   EXPECT_TRUE(check_property(property("cow.views_materialize_once"), opt, backends).passed);
+}
+
+// `--steps N` (gate, check): every property draws programs of N records,
+// view chains included; 0 keeps its own 16. A record is one step, but in a
+// sparse program (Note [Sparse programs] in generators/program_gen.cpp) a
+// scenario of one or more steps.
+TEST(Properties, StepsSetsEveryPropertysProgramLength) {
+  for (const Property& prop : properties()) {
+    SCOPED_TRACE(std::string(prop.name));
+    for (int steps : {0, 5, 64}) {
+      const size_t n = static_cast<size_t>(steps > 0 ? steps : 16);
+      const GenConfig c = config_with_steps(prop, steps);
+      rc::Gen<Program> gen = prop.view_chains ? gen_view_chain(c) : gen_program(c);
+      rc::Random root(21);
+      for (int i = 0; i < 40; ++i) {
+        rc::Random r = root.split();
+        const Program p = gen(r, i % 101).value();
+        const bool sparse_builder = c.sparse_per_mille > 0 || c.sparse_focus;
+        if (sparse_builder) {
+          EXPECT_GE(p.steps.size(), n) << print_program(p);
+          EXPECT_LE(p.steps.size(), 8 * n) << print_program(p);
+        } else {
+          EXPECT_EQ(p.steps.size(), n) << print_program(p);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -154,6 +154,7 @@ d = json.load(open(sys.argv[1]))
 assert isinstance(d, list) and len(d) == 1, d
 f = d[0]
 assert f["name"] == "views.ref_matches_eager" and f["status"] == "fail", f
+assert f["seed"] == 0 and f["program"] >= 0 and f["steps"] == 16, f
 assert f["program_text"].startswith("# storcheck program v1\n") and f["reproducer"].endswith(".sc"), f
 assert open(f["reproducer"]).read().endswith(f["program_text"].split("\n", 1)[1]), f
 assert [s[-3:] for s in f["scripts"]] == [".py", "cpp"], f
