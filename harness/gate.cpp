@@ -505,8 +505,8 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
   out << line;
   for (const CheckResult* r : failures) {
     out << "\nFAILED " << r->property << " (seed " << r->seed << ", program " << r->failing_program
-        << (r->program_steps > 0 ? ", --steps " + std::to_string(r->program_steps) : std::string())
-        << "), shrunk to " << r->counterexample.steps.size() << " steps:\n";
+        << steps_note(r->program_steps) << "), shrunk to " << r->counterexample.steps.size()
+        << " steps:\n";
     out << print_program(r->counterexample);
     out << "divergence: " << r->failure_text << "\n";
     if (!r->reproducer_path.empty())

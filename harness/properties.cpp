@@ -599,8 +599,7 @@ std::string reproducer_text(const CheckResult& r) {
   std::string s(kProgramHeader);
   s += "\n# property: " + r.property + "\n";
   s += "# seed: " + std::to_string(r.seed) + " (program " + std::to_string(r.failing_program) +
-       (r.program_steps > 0 ? ", --steps " + std::to_string(r.program_steps) : std::string()) +
-       ")\n";
+       steps_note(r.program_steps) + ")\n";
   s += "# divergence: " + r.failure_text + "\n";
   std::string body = print_program(r.counterexample);
   return s + body.substr(body.find('\n') + 1);
@@ -627,6 +626,10 @@ GenConfig config_with_steps(const Property& prop, int steps) {
   GenConfig c = prop.config;
   if (steps > 0) c.min_steps = c.max_steps = steps;
   return c;
+}
+
+std::string steps_note(int steps) {
+  return steps > 0 ? ", --steps " + std::to_string(steps) : std::string();
 }
 
 CheckResult check_property(const Property& prop, const CheckOptions& opt, BackendSet& backends) {
@@ -712,8 +715,7 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
                                  "\n# inflight: written before this program ran; if the file "
                                  "remains, storcheck died while checking it\n# seed: " +
                                  std::to_string(opt.seed) + " (program ";
-  const std::string steps_tail =
-      opt.steps > 0 ? ", --steps " + std::to_string(opt.steps) : std::string();
+  const std::string steps_tail = steps_note(opt.steps);
   Watchdog watchdog(opt.program_timeout, res.property, ahead, opt.timeout_exit_code);
   // Every program the property runs: written ahead, timed, checked.
   auto check = [&](const Program& q, const std::string& head, std::string* text, int64_t* steps,

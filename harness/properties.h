@@ -90,6 +90,9 @@ struct Property {
 
 /// `prop`'s generator config with `steps` steps per program (0: as it is).
 GenConfig config_with_steps(const Property& prop, int steps);
+/// ", --steps N" for a program drawn with `--steps N`, "" for 0: what the
+/// seed lines of reports and reproducers add after the program index.
+std::string steps_note(int steps);
 
 /// Every property, in gate order.
 const std::vector<Property>& properties();
@@ -100,8 +103,9 @@ struct CheckOptions {
   uint64_t seed = 0;
   int64_t programs = 1000;      ///< programs to check (RC_PARAMS max_success)
   int max_size = 100;           ///< RapidCheck size cycles 0..max_size
-  /// Steps per program (`--steps`): every program has exactly this many;
-  /// 0 keeps the property's own (16).
+  /// Steps per program (`--steps`; config_with_steps): records of the
+  /// generator, one step each but a sparse program's scenario of one or
+  /// more; 0 keeps the property's own (16).
   int steps = 0;
   double budget_seconds = 0;    ///< stop early after this long (0: no limit)
   bool shrink = true;

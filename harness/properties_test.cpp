@@ -113,12 +113,12 @@ TEST(Properties, StepsSetsEveryPropertysProgramLength) {
     for (int steps : {0, 5, 64}) {
       const size_t n = static_cast<size_t>(steps > 0 ? steps : 16);
       const GenConfig c = config_with_steps(prop, steps);
+      const bool sparse_builder = c.sparse_per_mille > 0 || c.sparse_focus;
       rc::Gen<Program> gen = prop.view_chains ? gen_view_chain(c) : gen_program(c);
       rc::Random root(21);
       for (int i = 0; i < 40; ++i) {
         rc::Random r = root.split();
         const Program p = gen(r, i % 101).value();
-        const bool sparse_builder = c.sparse_per_mille > 0 || c.sparse_focus;
         if (sparse_builder) {
           EXPECT_GE(p.steps.size(), n) << print_program(p);
           EXPECT_LE(p.steps.size(), 8 * n) << print_program(p);

@@ -409,8 +409,8 @@ class TorchConverter {
 // c10/util/Exception.cpp, whatever its header says), so setting it once, on
 // the thread that made the first backend, left the gate's other worker
 // printing every warning through glog (about 800 lines in a default gate).
-// Each backend sets it on the thread that makes it and on the thread that
-// begins a program on it.
+// Each backend sets it on the thread that begins a program on it (begin);
+// warnings come only from steps, which run after begin on that thread.
 void quiet_torch_warnings() {
   struct Quiet final : c10::WarningHandler {
     void process(const c10::SourceLocation&, const std::string&, bool) override {}
@@ -2619,7 +2619,6 @@ void init_torch_once() {
     // by one that returns nothing.
     c10::SetStackTraceFetcher(std::function<std::string()>([] { return std::string(); }));
   });
-  detail::quiet_torch_warnings();  // Note [Quiet LibTorch warnings]
 }
 }  // namespace
 
