@@ -71,6 +71,9 @@ class DenseValuesCache {
     entries_.shrink_to_fit();
     entries_.resize(vars);
   }
+  /// reset(vars) for a cache that stored nothing since the last reset:
+  /// every entry is empty, so only the length changes.
+  void resize_unused(size_t vars) { entries_.resize(vars); }
   /// Variable k's last densification had this key: copies its values (and
   /// whether they were known) into `v` and returns true.
   bool lookup(size_t k, const ValuesKey& key, VarObs* v) const {

@@ -123,4 +123,15 @@ inline bool is_symint_pointer(int64_t v) { return v < -(int64_t{1} << 62); }
 /// when the step may run. `in[k]` is read for the variable arguments only.
 Error check_layouts(const Step& s, const std::array<OperandLayout, kMaxArgs>& in);
 
+/// False when check_layouts cannot refuse step `s`, whose operands are all
+/// real strided tensors unless `sparse_or_meta_operand`: the ops of no case
+/// refuse them (Cases 2 and 3 and 7's device checks are sparse ops'; Cases
+/// 1, 4 and 7 refuse sparse or meta operands only, 5 and 6 sparse ones),
+/// except view_dtype (Case 8). Most steps; the reference backend skips the
+/// call for them (issue 8). layout_policy_test checks the two agree.
+inline bool layouts_can_refuse(const Step& s, bool sparse_or_meta_operand) {
+  return sparse_or_meta_operand || s.info().category == OpCategory::kSparse ||
+         s.op == OpId::kViewDtype;
+}
+
 }  // namespace storcheck

@@ -107,6 +107,41 @@ TEST(LayoutPolicy, DeviceOpsTakeRealStridedTensorsAndCooPartsShareADeviceCase7) 
             "sparse_coo_tensor: indices on cpu and values on cuda; they must be on one device");
 }
 
+// layouts_can_refuse: the reference backend skips check_layouts where it
+// says false, so it must never say false for a step check_layouts refuses.
+// Every op, on real strided operands of every dtype, each operand on the CPU
+// or on CUDA; and the steps it says true for include view_dtype (Case 8)
+// and every sparse op, whatever their operands.
+TEST(LayoutPolicy, LayoutsCanRefuseIsFalseOnlyWhereCheckLayoutsTakesTheStep) {
+  int skipped = 0;
+  for (int op = 0; op < kNumOps; ++op) {
+    Step s;
+    s.op = static_cast<OpId>(op);
+    const OpInfo& info = s.info();
+    s.nargs = static_cast<uint8_t>(info.signature.size());
+    for (int k = 0; k < s.nargs; ++k) {
+      s.args[k].kind = info.signature[k] == 'v' ? ArgKind::kVar : ArgKind::kInt;
+      s.args[k].var = k;
+    }
+    const bool can_refuse = layouts_can_refuse(s, false);
+    EXPECT_EQ(can_refuse, info.category == OpCategory::kSparse || s.op == OpId::kViewDtype)
+        << info.name;
+    EXPECT_TRUE(layouts_can_refuse(s, true)) << info.name;
+    if (can_refuse) continue;
+    for (int d = 0; d < kNumDType; ++d)
+      for (int devices = 0; devices < (1 << kMaxArgs); ++devices) {
+        std::array<OperandLayout, kMaxArgs> in{};
+        for (int k = 0; k < kMaxArgs; ++k)
+          in[static_cast<size_t>(k)] = {Layout::kStrided, false,
+                                        (devices >> k) & 1 ? Device::kCuda : Device::kCpu,
+                                        static_cast<DType>(d)};
+        EXPECT_EQ(check_layouts(s, in).kind, ErrorKind::kNone) << info.name;
+        ++skipped;
+      }
+  }
+  EXPECT_GT(skipped, 0);
+}
+
 // Cases 4)-7) over the whole op table: every op outside the sparse category takes real
 // and meta strided operands, except cuda and cpu of a meta tensor (Case 7).
 TEST(LayoutPolicy, EveryNonSparseOpTakesStridedOperandsRealOrMetaButCudaCpuOfMeta) {
