@@ -9,8 +9,9 @@
 //
 //   Program p;
 //   VarId t0 = p.new_var("t0");
-//   Step s = Step::make(OpId::kArange, t0);
-//   s.args[0] = Arg::list({3, 4}); s.args[1] = Arg::dtype(DTypeArg::kF32);
+//   Step s;
+//   s.op = OpId::kArange; s.out = t0; s.nargs = 2;
+//   s.args[0] = Arg::ints({3, 4}); s.args[1] = Arg::dtype_arg(DTypeArg::kF32);
 //   p.steps.push_back(s);
 #pragma once
 
