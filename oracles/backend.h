@@ -59,10 +59,11 @@ struct Capabilities {
 /// Which variables observe() must read again. See Note [Incremental
 /// observation] in oracles/runner.cpp.
 struct ObserveScope {
-  /// Only these variables (ascending, closed under the alias, identity and
-  /// data-address classes: every variable sharing one with a listed
-  /// variable is listed); the others keep their last observation, except
-  /// that data_moved is false. Null: every variable. A backend may always
+  /// Only these variables (ascending; for every alias, identity and
+  /// data-address class of a listed variable, the class's id, its smallest
+  /// live member, is listed too, so class ids numbered over the list alone
+  /// are right); the others keep their last observation, except that
+  /// data_moved is false. Null: every variable. A backend may always
   /// observe more (every variable) than it is asked to.
   const std::vector<VarId>* vars = nullptr;
   bool all_values = true;  ///< element values of every observed live variable

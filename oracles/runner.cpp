@@ -22,28 +22,26 @@ std::string Divergence::to_string(const Program& p) const {
 // variables) per program: 256-step programs cost 50 times 16-step ones
 // (issue 8 asks for at most 20). So after a step the backends observe, and
 // the runner compares, only the variables the step can have changed:
-// 1) its operands (a drop's target included) and its result variable;
+// 1) its operands (a drop's target included) and its result variable
+//    (but see rule 7);
 // 2) every live variable that shares a storage (alias class), a tensor
 //    object (identity class) or a data address (data class, COW sharers)
 //    with one of those, as the last observation says, the result variable's
 //    previous binding included: a write, an in-place view op, a storage op,
 //    a COW materialization or a release changes them, and a class's
 //    smallest member (its id) changes when a member is bound or dropped.
-// The set is closed under the classes, so each backend computes the class
-// ids over it alone. Every variable is observed and compared (a "full"
-// observation) after a step whose set holds a sparse-tainted variable
-// (rule 3), after rehydrate and reshrink while a sparse-tainted variable
-// lives (rule 5), periodically, and after the last step: a backend that
-// changes what the step cannot is still caught, by the next full
-// observation. The period is kFullEvery (32) run steps, or as many steps as
-// there were live variables at the last observation when that is more, up
-// to kFullEveryMax (256): a full observation costs one observation per live
-// variable, and spread over that many steps it adds a constant per step,
-// where every 32 steps it grew with the program's live variables (a tenth
-// of a 256-step program's time, issue 8). A step's own set is still
-// observed and compared right after it; only a change a backend makes
-// outside it is reported later, at most kFullEveryMax steps after.
-// 3) A sparse tensor's parts share one version counter across their
+// The set holds the id (smallest member) of every class of each variable
+// in it, so each backend computes the class ids over it alone. Every variable is observed and
+// compared (a "full" observation) after a step whose set holds a sparse-tainted variable (rule 3),
+// after rehydrate and reshrink while a sparse-tainted variable lives (rule 5), periodically, and
+// after the last step: a backend that changes what the step cannot is still caught, by the next
+// full observation. The period is kFullEvery (32) run steps, or as many steps as there were live
+// variables at the last observation when that is more, up to kFullEveryMax (256): a full
+// observation costs one observation per live variable, and spread over that many steps it adds a
+// constant per step, where every 32 steps it grew with the program's live variables (a tenth of a
+// 256-step program's time, issue 8). A step's own set is still observed and compared right after
+// it; only a change a backend makes outside it is reported later, at most kFullEveryMax steps
+// after. 3) A sparse tensor's parts share one version counter across their
 //    storages (a write through values() bumps the version of
 //    row_indices()), and their storages are no variable's class (found by
 //    the lockstep test in harness/incremental_test.cpp). So a variable is
@@ -82,6 +80,18 @@ std::string Divergence::to_string(const Program& p) const {
 //    in harness/incremental_test.cpp when set_ joined the language; a first
 //    version observed every write in full after a set_, and 256-step
 //    programs cost 25.7 times 16-step ones.
+// 7) A step that writes nothing (writes_no_operand: factories, views,
+//    device copies, out-of-place compute but lazy_clone, which makes its
+//    input COW) changes none of its operands, nor the variables sharing
+//    their classes. Its result may join an operand's classes (a view its
+//    storage and data address, contiguous or `to` of itself its tensor),
+//    so for each class of each operand the set holds the class's id (its
+//    smallest member): the backends, numbering classes over the set
+//    alone, then give the result the right id. Only when the result's
+//    VarId is smaller than that id does the id of every member change, and
+//    the whole class is in the set, as rule 2 would put it. Rule 2 put
+//    every member of an operand's classes in the set: with many views of
+//    one base, each further view observed all of them (issue 8).
 // (Until 2026-11 every step after the first sparse step, every conversion
 // and every rehydrate and reshrink observed in full: 15% of the steps of
 // 256-step programs and 72% of the variables observed.)
@@ -138,8 +148,26 @@ bool Runner::dirty_vars(const Step& step) {
     add_dirty(v);
     for_classes(v, [&](VarId m) { add_dirty(m); });
   };
+  // Rule 7: the operands of a step that writes nothing do not change; only
+  // the ids of the classes the result may join are needed, or the whole
+  // class when the result's VarId would become its id.
+  auto seed_unchanged = [&](VarId v) {
+    const size_t k = static_cast<size_t>(v);
+    if (!live_[k]) return;
+    for (int c = 0; c < kClassKinds; ++c) {
+      const int32_t id = links_[k].cls[c];
+      if (id < 0) continue;
+      if (step.out != kNoVar && step.out < id) {
+        for_class(c, id, [&](VarId m) { add_dirty(m); });
+      } else {
+        add_dirty(static_cast<VarId>(id));
+      }
+    }
+  };
+  const bool writes_nothing = writes_no_operand(step);
   for (int a = 0; a < step.nargs; ++a)
-    if (step.args[a].kind == ArgKind::kVar) seed(step.args[a].var);
+    if (step.args[a].kind == ArgKind::kVar)
+      writes_nothing ? seed_unchanged(step.args[a].var) : seed(step.args[a].var);
   seed(step.out);
   if (cat == OpCategory::kConvert)  // rule 4
     for (VarId v : converted_)
@@ -187,15 +215,32 @@ void Runner::for_classes(VarId v, F&& f) {
   if (!live_[k]) return;
   for (int c = 0; c < kClassKinds; ++c) {
     const int32_t id = links_[k].cls[c];
-    if (id < 0) continue;
-    uint8_t& m = mark_[static_cast<size_t>(id)];
-    const uint8_t bit = static_cast<uint8_t>(2 << c);
-    if (m & bit) continue;  // this class's members were visited already
-    if (m == 0) marked_.push_back(id);
-    m |= bit;
-    for (int32_t w = links_[static_cast<size_t>(id)].head[c]; w >= 0;
-         w = links_[static_cast<size_t>(w)].next[c])
-      f(static_cast<VarId>(w));
+    if (id >= 0) for_class(c, id, f);
+  }
+}
+
+template <typename F>
+void Runner::for_class(int c, int32_t id, F&& f) {
+  uint8_t& m = mark_[static_cast<size_t>(id)];
+  const uint8_t bit = static_cast<uint8_t>(2 << c);
+  if (m & bit) return;  // this class's members were visited already
+  if (m == 0) marked_.push_back(id);
+  m |= bit;
+  for (int32_t w = links_[static_cast<size_t>(id)].head[c]; w >= 0;
+       w = links_[static_cast<size_t>(w)].next[c])
+    f(static_cast<VarId>(w));
+}
+
+bool writes_no_operand(const Step& step) {
+  switch (step.info().category) {
+    case OpCategory::kFactory:
+    case OpCategory::kView:
+    case OpCategory::kDevice:
+      return true;
+    case OpCategory::kCompute:
+      return step.op != OpId::kLazyClone;  // C1: its input turns COW
+    default:
+      return false;
   }
 }
 

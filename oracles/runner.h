@@ -40,6 +40,12 @@ inline bool reads_unbound(const Step& step, const std::vector<char>& bound) {
   return false;
 }
 
+/// Rule 7 of Note [Incremental observation] (oracles/runner.cpp): a
+/// factory, a view, a device copy or an out-of-place compute step other than
+/// lazy_clone writes none of its operands' observable state (storage,
+/// version, data address, geometry, values, COW state).
+bool writes_no_operand(const Step& step);
+
 /// Where and how two backends first differed.
 struct Divergence {
   int64_t step = 0;  ///< 1-based step number
@@ -145,6 +151,9 @@ class Runner {
   /// visited since the last clear_marks() (mark_ bits 1, 2, 3 on the class id).
   template <typename F>
   void for_classes(VarId v, F&& f);
+  /// The same for class kind c's class with id `id`.
+  template <typename F>
+  void for_class(int c, int32_t id, F&& f);
   void clear_marks();
   /// Records the classes of the observed variables (all when `vars` is null).
   void note_classes(const Observation& o, const std::vector<VarId>* vars);
