@@ -2,10 +2,9 @@
 // step the runner has the backends observe only the variables the step can
 // have changed. That is sound only if the list holds the id of every alias,
 // identity and data-address class of a listed variable and covers every
-// change a correct
-// backend makes; these tests check it against a full observation after
-// every step of generated programs, and check that a backend changing a
-// variable outside the list is still caught.
+// change a correct backend makes; these tests check it against a full
+// observation after every step of generated programs, and check that a
+// backend changing a variable outside the list is still caught.
 #include <gtest/gtest.h>
 
 #include <memory>

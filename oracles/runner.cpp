@@ -31,17 +31,21 @@ std::string Divergence::to_string(const Program& p) const {
 //    a COW materialization or a release changes them, and a class's
 //    smallest member (its id) changes when a member is bound or dropped.
 // The set holds the id (smallest member) of every class of each variable
-// in it, so each backend computes the class ids over it alone. Every variable is observed and
-// compared (a "full" observation) after a step whose set holds a sparse-tainted variable (rule 3),
-// after rehydrate and reshrink while a sparse-tainted variable lives (rule 5), periodically, and
-// after the last step: a backend that changes what the step cannot is still caught, by the next
-// full observation. The period is kFullEvery (32) run steps, or as many steps as there were live
-// variables at the last observation when that is more, up to kFullEveryMax (256): a full
-// observation costs one observation per live variable, and spread over that many steps it adds a
-// constant per step, where every 32 steps it grew with the program's live variables (a tenth of a
-// 256-step program's time, issue 8). A step's own set is still observed and compared right after
-// it; only a change a backend makes outside it is reported later, at most kFullEveryMax steps
-// after. 3) A sparse tensor's parts share one version counter across their
+// in it, so each backend computes the class ids over it alone. Every
+// variable is observed and compared (a "full" observation) after a step
+// whose set holds a sparse-tainted variable (rule 3), after rehydrate and
+// reshrink while a sparse-tainted variable lives (rule 5), periodically,
+// and after the last step: a backend that changes what the step cannot is
+// still caught, by the next full observation. The period is kFullEvery (32)
+// run steps, or as many steps as there were live variables at the last
+// observation when that is more, up to kFullEveryMax (256): a full
+// observation costs one observation per live variable, and spread over
+// that many steps it adds a constant per step, where every 32 steps it grew
+// with the program's live variables (a tenth of a 256-step program's time,
+// issue 8). A step's own set is still observed and compared right after it;
+// only a change a backend makes outside it is reported later, at most
+// kFullEveryMax steps after.
+// 3) A sparse tensor's parts share one version counter across their
 //    storages (a write through values() bumps the version of
 //    row_indices()), and their storages are no variable's class (found by
 //    the lockstep test in harness/incremental_test.cpp). So a variable is
