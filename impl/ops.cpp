@@ -792,7 +792,17 @@ Result<Tensor> as_strided(const Tensor& t, IntSpan sizes, IntSpan strides, int64
   return strided_view(t, geom_from(sizes, strides, offset, t->geom.itemsize));
 }
 
-Result<Tensor> select(const Tensor& t, int64_t dim, int64_t index) {
+namespace {
+
+// Note [Pieces as geometries]
+// split, chunk and unbind check every piece as LibTorch builds it (the first
+// piece that fails is the step's error) but return one. The checks and the
+// piece's geometry come from the *_geometry functions below, which are
+// slice, narrow and select without the view; only the picked piece becomes
+// a tensor (issue 8: building and freeing every piece was about 5% of the
+// reference's execution).
+
+Status select_geometry(const Tensor& t, int64_t dim, int64_t index, Geometry* out) {
   if (t->rank() == 0)
     return err(ErrorKind::kDimOutOfRange, "select() cannot be applied to a 0-dim tensor.");
   Error e;
@@ -804,12 +814,23 @@ Result<Tensor> select(const Tensor& t, int64_t dim, int64_t index) {
                                                 format_sizes(t->geom) + " at dimension " +
                                                 to_string(dim));
   if (index < 0) index += size;
-  Geometry g = squeezed(t->geom, dim);
-  g.offset = wrap_add(t->geom.offset, wrap_mul(index, t->stride(static_cast<int>(dim))));
-  return strided_view(t, g);
+  *out = squeezed(t->geom, dim);
+  out->offset = wrap_add(t->geom.offset, wrap_mul(index, t->stride(static_cast<int>(dim))));
+  return set_strided_checks(t->storage->nbytes(), *out);
 }
 
-Result<Tensor> slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step) {
+}  // namespace
+
+Result<Tensor> select(const Tensor& t, int64_t dim, int64_t index) {
+  Geometry g;
+  if (Status st = select_geometry(t, dim, index, &g); !st.ok()) return st.error();
+  return make_view(t, g);
+}
+
+namespace {
+
+Status slice_geometry(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step,
+                      Geometry* out) {
   if (t->rank() == 0)
     return err(ErrorKind::kDimOutOfRange, "slice() cannot be applied to a 0-dim tensor.");
   Error e;
@@ -827,10 +848,11 @@ Result<Tensor> slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, i
   int64_t len = end - start;
   g.sizes[d] = wrap_add(len, step - 1) / step;
   g.strides[d] = wrap_mul(t->stride(d), step);
-  return strided_view(t, g);
+  *out = g;
+  return set_strided_checks(t->storage->nbytes(), g);
 }
 
-Result<Tensor> narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
+Status narrow_geometry(const Tensor& t, int64_t dim, int64_t start, int64_t length, Geometry* out) {
   if (t->rank() == 0)
     return err(ErrorKind::kDimOutOfRange, "narrow() cannot be applied to a 0-dim tensor.");
   Error e;
@@ -841,7 +863,21 @@ Result<Tensor> narrow(const Tensor& t, int64_t dim, int64_t start, int64_t lengt
     return err(ErrorKind::kShapeMismatch, "start (" + to_string(start) + ") + length (" +
                                               to_string(length) + ") exceeds dimension size (" +
                                               to_string(cur) + ").");
-  return slice(t, dim, start, start + length, 1);
+  return slice_geometry(t, dim, start, start + length, 1, out);
+}
+
+}  // namespace
+
+Result<Tensor> slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step) {
+  Geometry g;
+  if (Status st = slice_geometry(t, dim, start, end, step, &g); !st.ok()) return st.error();
+  return make_view(t, g);
+}
+
+Result<Tensor> narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
+  Geometry g;
+  if (Status st = narrow_geometry(t, dim, start, length, &g); !st.ok()) return st.error();
+  return make_view(t, g);
 }
 
 Result<Tensor> transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
@@ -1113,17 +1149,18 @@ Result<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim, int64_t i
   }
   int64_t num = split_count(dim_size, split_size);
   int64_t last = dim_size - split_size * (num - 1);
-  // LibTorch builds every piece (each bounds-checked) before one is picked.
-  Result<Tensor> picked = Error{};
+  // LibTorch builds every piece (each bounds-checked) before one is picked
+  // (Note [Pieces as geometries]).
+  Geometry piece, picked;
   for (int64_t k = 0; k < num; ++k) {
-    Result<Tensor> piece = narrow(t, dim, k * split_size, k < num - 1 ? split_size : last);
-    if (!piece.ok()) return piece;
-    if (k == index) picked = std::move(piece);
+    Status st = narrow_geometry(t, dim, k * split_size, k < num - 1 ? split_size : last, &piece);
+    if (!st.ok()) return st.error();
+    if (k == index) picked = piece;
   }
   if (index < 0 || index >= num)
     return err(ErrorKind::kIndexOutOfRange, "split: index " + to_string(index) +
                                                 " out of range for " + to_string(num) + " results");
-  return picked;
+  return make_view(t, picked);
 }
 
 Result<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim, int64_t index) {
@@ -1145,18 +1182,20 @@ Result<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim, int64_t index
   bool empty_chunks = split_size == 0 && dim_size == 0;  // split_with_sizes of zeros
   int64_t num = empty_chunks ? chunks : split_count(dim_size, split_size);
   int64_t last = dim_size - split_size * (num - 1);
-  // LibTorch builds every piece (each bounds-checked) before one is picked.
-  Result<Tensor> picked = Error{};
+  // LibTorch builds every piece (each bounds-checked) before one is picked
+  // (Note [Pieces as geometries]).
+  Geometry piece, picked;
   for (int64_t k = 0; k < num; ++k) {
-    Result<Tensor> piece = empty_chunks ? narrow(t, dim, 0, 0)
-                                        : narrow(t, dim, k * split_size, k < num - 1 ? split_size : last);
-    if (!piece.ok()) return piece;
-    if (k == index) picked = std::move(piece);
+    Status st = empty_chunks ? narrow_geometry(t, dim, 0, 0, &piece)
+                             : narrow_geometry(t, dim, k * split_size,
+                                               k < num - 1 ? split_size : last, &piece);
+    if (!st.ok()) return st.error();
+    if (k == index) picked = piece;
   }
   if (index < 0 || index >= num)
     return err(ErrorKind::kIndexOutOfRange, "chunk: index " + to_string(index) +
                                                 " out of range for " + to_string(num) + " results");
-  return picked;
+  return make_view(t, picked);
 }
 
 Result<Tensor> unbind(const Tensor& t, int64_t dim, int64_t index) {
@@ -1168,17 +1207,18 @@ Result<Tensor> unbind(const Tensor& t, int64_t dim, int64_t index) {
   int64_t size = t->size(static_cast<int>(dim));
   Status p = split_policy(size, "unbind");
   if (!p.ok()) return p.error();
-  // LibTorch selects every slice (each bounds-checked) before one is picked.
-  Result<Tensor> picked = Error{};
+  // LibTorch selects every slice (each bounds-checked) before one is picked
+  // (Note [Pieces as geometries]).
+  Geometry piece, picked;
   for (int64_t k = 0; k < size; ++k) {
-    Result<Tensor> piece = select(t, dim, k);
-    if (!piece.ok()) return piece;
-    if (k == index) picked = std::move(piece);
+    Status st = select_geometry(t, dim, k, &piece);
+    if (!st.ok()) return st.error();
+    if (k == index) picked = piece;
   }
   if (index < 0 || index >= size)
     return err(ErrorKind::kIndexOutOfRange, "unbind: index " + to_string(index) +
                                                 " out of range for " + to_string(size) + " results");
-  return picked;
+  return make_view(t, picked);
 }
 
 Result<Tensor> alias(const Tensor& t) { return make_view(t, t->geom); }
