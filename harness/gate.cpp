@@ -481,7 +481,7 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
       if (r.known > 0)
         row.detail += std::string(row.detail.empty() ? "" : "; ") + std::to_string(r.known) +
                       " programs hit known divergences (expected failures, see "
-                      "oracles/known_divergences.cpp)";
+                      "oracles/known_divergences.cpp; checked on past them)";
     }
     rows.push_back(row);
   }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -128,8 +129,10 @@ struct CheckResult {
   bool budget_exhausted = false;
   int64_t programs = 0;
   int64_t steps = 0;
-  int64_t known = 0;  ///< programs whose divergence the known list explains
-  std::map<std::string, int64_t> known_ids;  ///< of those, per known-divergence id
+  /// Programs that passed a divergence the known list explains (Note [Past
+  /// a known divergence] in harness/properties.cpp: checked on past it).
+  int64_t known = 0;
+  std::map<std::string, int64_t> known_ids;  ///< the divergences passed, per known-divergence id
   /// Programs a backend refused at some step (Note [Step outcome rules]
   /// rule 5): compared up to that step only; the first refusal, as an example.
   int64_t refused = 0;
@@ -151,6 +154,33 @@ struct CheckResult {
 };
 
 CheckResult check_property(const Property& prop, const CheckOptions& opt, BackendSet& backends);
+
+class Runner;
+
+/// At most this many known divergences are passed in one program (Note
+/// [Past a known divergence]).
+inline constexpr int kMaxKnownPassed = 16;
+
+/// What check_property concludes about one program.
+struct ProgramVerdict {
+  bool failed = false;
+  std::string text;  ///< when failed: the divergence, one line
+  /// When failed: the program that fails when run as it is, which is the
+  /// program judged without the steps where known divergences were passed.
+  Program failing;
+  int64_t steps = 0;  ///< steps checked, each once (a rerun's prefix is not counted again)
+  std::vector<std::string_view> known;  ///< ids of the known divergences passed, in order
+  std::string refusal;                  ///< a run ended at a backend's refusal: the first one
+};
+
+/// Runs `p` under `prop` on `runner`'s backends, as check_property does.
+/// A divergence the known-divergence list explains does not end the check:
+/// when steps follow it, the program is run again from the start without
+/// the diverging step (remove_step), at most kMaxKnownPassed times
+/// (Note [Past a known divergence]); `before_rerun` is called with each
+/// program before it runs again.
+ProgramVerdict judge_program(const Property& prop, Runner& runner, const Program& p,
+                             const std::function<void(const Program&)>& before_rerun = {});
 
 /// Writes `text` to `dir/name` atomically (temp file, then rename); returns
 /// the path, or "" with *error set.
