@@ -150,8 +150,9 @@ std::string list_str(at::IntArrayRef l) {
 
 Geometry geometry_of(const at::Tensor& t) {
   // The size and stride arrays as they are: t.size(d) and t.stride(d) wrap
-  // each dim, and observations call this for every variable they read
-  // (issue 8: 6% of the LibTorch backend's observation, callgrind).
+  // each dim, and this runs for every variable whose values an observation
+  // reads and for every fits check (issue 8: 6% of the LibTorch backend's
+  // observation, callgrind).
   const at::IntArrayRef sizes = t.sizes(), strides = t.strides();
   Geometry g;
   g.rank = static_cast<int>(sizes.size());
