@@ -477,7 +477,7 @@ int run_gate(const GateOptions& opt, std::ostream& out, std::ostream& err) {
         row.detail = "time budget reached after " + std::to_string(r.programs) + " programs";
       if (r.refused > 0)
         row.detail += std::string(row.detail.empty() ? "" : "; ") + std::to_string(r.refused) +
-                      " programs compared up to a refused step, e.g. " + r.first_refusal;
+                      " programs met a refused step (checked on past it), e.g. " + r.first_refusal;
       if (r.known > 0)
         row.detail += std::string(row.detail.empty() ? "" : "; ") + std::to_string(r.known) +
                       " programs hit known divergences (expected failures, see "
@@ -613,8 +613,8 @@ int run_check(const CheckCommandOptions& opt, std::ostream& out, std::ostream& e
     out << "\n";
   }
   if (r.refused > 0)
-    out << r.refused << " programs compared up to a step a backend refused (not comparable "
-        << "from there), e.g. " << r.first_refusal << "\n";
+    out << r.refused << " programs met a step a backend refused (not comparable there; checked "
+        << "on past it without it where as many steps follow), e.g. " << r.first_refusal << "\n";
   if (!r.passed) {
     out << "seed " << r.seed << ", program " << r.failing_program
         << (r.program_steps > 0 ? " of " + std::to_string(r.program_steps) + " steps"

@@ -134,7 +134,8 @@ struct CheckResult {
   int64_t known = 0;
   std::map<std::string, int64_t> known_ids;  ///< the divergences passed, per known-divergence id
   /// Programs a backend refused at some step (Note [Step outcome rules]
-  /// rule 5): compared up to that step only; the first refusal, as an example.
+  /// rule 5): checked on past it in a rerun without it where enough steps
+  /// follow (Note [Past a known divergence]); the first refusal, as an example.
   int64_t refused = 0;
   std::string first_refusal;
   double seconds = 0;
@@ -157,8 +158,8 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
 
 class Runner;
 
-/// At most this many known divergences are passed in one program (Note
-/// [Past a known divergence]).
+/// At most this many known divergences and refused steps, together, are
+/// passed in one program (Note [Past a known divergence]).
 inline constexpr int kMaxKnownPassed = 16;
 
 /// What check_property concludes about one program.
@@ -171,10 +172,12 @@ struct ProgramVerdict {
   int64_t steps = 0;  ///< steps checked, each once (a rerun's prefix is not counted again)
   std::vector<std::string_view> known;  ///< ids of the known divergences passed, in order
   std::string refusal;                  ///< a run ended at a backend's refusal: the first one
+  int refused_steps = 0;  ///< refused steps met (each passed in a rerun where enough steps follow)
 };
 
 /// Runs `p` under `prop` on `runner`'s backends, as check_property does.
-/// A divergence the known-divergence list explains does not end the check:
+/// A divergence the known-divergence list explains, or a step a backend
+/// refuses, does not end the check:
 /// when steps follow it, the program is run again from the start without
 /// the diverging step (remove_step), at most kMaxKnownPassed times
 /// (Note [Past a known divergence]); `before_rerun` is called with each

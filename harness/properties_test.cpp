@@ -200,6 +200,73 @@ TEST_F(PastKnownDivergence, AFailureAfterItIsTheProgramWithoutTheStep) {
   EXPECT_EQ(again.text, v.text);
 }
 
+// The refused steps are passed the same way (Note [Past a known
+// divergence]): the reference refuses the sum at step 4 (Note [sum in f64]),
+// and the four steps after it are checked in a rerun without it.
+constexpr const char* kRefusedThenTranspose =
+    "t0 = arange [5] f64\n"
+    "t1 = as_strided t0 [] [] 4\n"
+    "fill_ t1 9007199254740992\n"
+    "t2 = sum t0\n"
+    "t3 = arange [2,2] f32\n"
+    "t4 = transpose t3 0 1\n"
+    "t5 = arange [2] f32\n"
+    "t6 = clone t5\n";
+
+class PastARefusedStep : public PastKnownDivergence {
+ protected:
+  void SetUp() override {
+    if (!backends_.torch_cpu) GTEST_SKIP() << "storcheck was built without LibTorch";
+  }
+};
+
+TEST_F(PastARefusedStep, TheStepsAfterItAreChecked) {
+  Runner runner({backends_.reference.get(), backends_.torch_cpu.get()}, Limits{});
+  std::vector<Program> reruns;
+  ProgramVerdict v = judge_program(prop_, runner, parse(kRefusedThenTranspose),
+                                   [&](const Program& q) { reruns.push_back(q); });
+  EXPECT_FALSE(v.failed) << v.text;
+  EXPECT_TRUE(v.known.empty());
+  EXPECT_EQ(v.refused_steps, 1);
+  EXPECT_NE(v.refusal.find("step 4 (t2 = sum t0): reference refused: sum:"), std::string::npos)
+      << v.refusal;
+  ASSERT_EQ(reruns.size(), 1u);
+  EXPECT_EQ(reruns[0].steps.size(), 7u);
+  for (const Step& s : reruns[0].steps) EXPECT_NE(s.op, OpId::kSum);
+  EXPECT_EQ(v.steps, 8);  // steps 1-4, then 5-8 in the rerun: each once
+}
+
+TEST_F(PastARefusedStep, AFailureAfterItIsTheProgramWithoutTheStep) {
+  FaultScope fault(Fault::kTransposeSquareStrides);
+  if (!fault.ok()) GTEST_SKIP() << "build without fault injection (-DSTORCHECK_FAULT_INJECTION=ON)";
+  Runner runner({backends_.reference.get(), backends_.torch_cpu.get()}, Limits{});
+  ProgramVerdict v = judge_program(prop_, runner, parse(kRefusedThenTranspose));
+  ASSERT_TRUE(v.failed);
+  EXPECT_EQ(v.refused_steps, 1);
+  ASSERT_EQ(v.failing.steps.size(), 7u);
+  EXPECT_NE(v.text.find("step 5"), std::string::npos) << v.text;
+  ProgramVerdict again = judge_program(prop_, runner, v.failing);
+  EXPECT_TRUE(again.failed);
+  EXPECT_EQ(again.refused_steps, 0);
+  EXPECT_EQ(again.text, v.text);
+}
+
+// Where fewer steps follow the refused one than precede it, no rerun: it
+// would repeat more steps than it checks.
+TEST_F(PastARefusedStep, NoRerunWhenFewerStepsFollow) {
+  Runner runner({backends_.reference.get(), backends_.torch_cpu.get()}, Limits{});
+  int reruns = 0;
+  ProgramVerdict v = judge_program(
+      prop_, runner,
+      parse("t0 = arange [5] f64\nt1 = as_strided t0 [] [] 4\nfill_ t1 9007199254740992\n"
+            "t2 = sum t0\nt3 = arange [2] f32\n"),
+      [&](const Program&) { ++reruns; });
+  EXPECT_FALSE(v.failed) << v.text;
+  EXPECT_EQ(v.refused_steps, 1);
+  EXPECT_EQ(reruns, 0);
+  EXPECT_EQ(v.steps, 4);
+}
+
 TEST_F(PastKnownDivergence, AtMostkMaxKnownPassedArePassed) {
   Runner runner({backends_.reference.get(), backends_.torch_cpu.get()}, Limits{});
   std::string text = "t0 = arange [] f32\nset_nonresizable t0\n";

@@ -394,6 +394,7 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
         return diverge(k, backends_[0]->name(), backends_[b]->name(),
                        finding(backends_[b]->finding_field(), "(refused)", unsafe));
       }
+      rep.refused_step = static_cast<int64_t>(k + 1);
       rep.refusal = "step " + std::to_string(k + 1) + " (" + print_step(program, step) + "): " +
                     std::string(backends_[b]->name()) + " refused: " + why;
       if (keep_trace) {

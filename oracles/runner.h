@@ -14,7 +14,9 @@
 //    PyTorch backend on a step where storcheck's LibTorch backend applies a
 //    policy check) ends the run without a divergence: the program is not
 //    comparable from there on (RunReport::refusal), and a property counts it
-//    apart (CheckResult::refused) instead of failing or passing silently.
+//    apart (CheckResult::refused) instead of failing or passing silently;
+//    it checks the steps after it in a rerun without it (Note [Past a
+//    known divergence] in harness/properties.cpp).
 // The first differing step ends the run: later steps could only differ more.
 //
 //   Runner r({ref.get(), torch.get()}, Limits{});
@@ -72,6 +74,7 @@ struct RunReport {
   Divergence divergence;
   /// Rule 5: "step 3 (drop t1): pytorch refused: REASON" ("" when none).
   std::string refusal;
+  int64_t refused_step = 0;  ///< rule 5: the refused step, 1-based (0: none)
   int64_t steps_run = 0;     ///< steps executed (not skipped)
   int64_t steps_failed = 0;  ///< steps every backend rejected alike
   std::vector<TraceLine> trace;
