@@ -41,17 +41,17 @@ Error err(ErrorKind k, std::string msg) { return make_error(k, std::move(msg)); 
 bool wrap_dim(int64_t dim, int64_t ndim, int64_t* out, Error* e, bool wrap_scalar = true) {
   if (ndim <= 0) {
     if (!wrap_scalar) {
-      *e = err(ErrorKind::kDimOutOfRange, "Dimension specified as " + to_string(dim) +
-                                              " but tensor has no dimensions");
+      *e = err(ErrorKind::kDimOutOfRange,
+               Msg() << "Dimension specified as " << dim << " but tensor has no dimensions");
       return false;
     }
     ndim = 1;
   }
   int64_t lo = -ndim, hi = ndim - 1;
   if (dim < lo || dim > hi) {
-    *e = err(ErrorKind::kDimOutOfRange, "Dimension out of range (expected to be in range of [" +
-                                            to_string(lo) + ", " + to_string(hi) + "], but got " +
-                                            to_string(dim) + ")");
+    *e = err(ErrorKind::kDimOutOfRange, Msg() << "Dimension out of range (expected to be in "
+                                                 "range of ["
+                                              << lo << ", " << hi << "], but got " << dim << ")");
     return false;
   }
   *out = dim < 0 ? dim + ndim : dim;
@@ -107,10 +107,9 @@ Status check_compute_input(const TensorImpl& t, const char* op) {
     int64_t need = -1;
     t.geom.required_bytes(&need);
     return err(ErrorKind::kUndefinedBehavior,
-               std::string(op) + ": not executed: undefined (S8): sizes " + format_sizes(t.geom) +
-                   ", strides " + format_strides(t.geom) + ", offset " + to_string(t.geom.offset) +
-                   " need " + to_string(need) + " bytes, storage has " +
-                   to_string(t.storage->nbytes()));
+               Msg() << op << ": not executed: undefined (S8): sizes " << sizes_of(t.geom)
+                     << ", strides " << strides_of(t.geom) << ", offset " << t.geom.offset
+                     << " need " << need << " bytes, storage has " << t.storage->nbytes());
   }
   return {};
 }
@@ -574,32 +573,32 @@ Status set_strided_checks(int64_t storage_nbytes, const Geometry& g) {
   for (int d = 0; d < g.rank; ++d) {
     if (g.strides[d] < 0)
       return err(ErrorKind::kInvalidArgument,
-                 "as_strided: Negative strides are not supported at the moment, got strides: " +
-                     format_strides(g));
+                 Msg() << "as_strided: Negative strides are not supported at the moment, got "
+                          "strides: "
+                       << strides_of(g));
   }
   int64_t bytes;
   if (!g.extent_bytes(&bytes))
     return err(ErrorKind::kStorageSizeOverflow,
-               "Storage size calculation overflowed with sizes=" + format_sizes(g) +
-                   " and strides=" + format_strides(g));
+               Msg() << "Storage size calculation overflowed with sizes=" << sizes_of(g)
+                     << " and strides=" << strides_of(g));
   if (bytes != 0) {
     // S9: LibTorch 1.13 wraps this sum silently (an out-of-bounds view).
     // (storage_offset_overflows(g), its strides and extent already checked.)
     int64_t total;
     if (!add_offset_bytes(g, bytes, &total))
-      return err(ErrorKind::kStorageSizeOverflow, "storage offset " + to_string(g.offset) +
-                                                      " with itemsize " + to_string(g.itemsize) +
-                                                      " overflows int64 (storage size overflow)");
+      return err(ErrorKind::kStorageSizeOverflow,
+                 Msg() << "storage offset " << g.offset << " with itemsize " << g.itemsize
+                       << " overflows int64 (storage size overflow)");
     if (total > storage_nbytes)
       return err(ErrorKind::kOutOfBounds,
-                 "setStorage: sizes " + format_sizes(g) + ", strides " + format_strides(g) +
-                     ", storage offset " + to_string(g.offset) + ", and itemsize " +
-                     to_string(g.itemsize) + " requiring a storage size of " + to_string(total) +
-                     " are out of bounds for storage of size " + to_string(storage_nbytes));
+                 Msg() << "setStorage: sizes " << sizes_of(g) << ", strides " << strides_of(g)
+                       << ", storage offset " << g.offset << ", and itemsize " << g.itemsize
+                       << " requiring a storage size of " << total
+                       << " are out of bounds for storage of size " << storage_nbytes);
   }
   if (g.offset < 0)
-    return err(ErrorKind::kInvalidArgument,
-               "Tensor: invalid storage offset " + to_string(g.offset));
+    return err(ErrorKind::kInvalidArgument, Msg() << "Tensor: invalid storage offset " << g.offset);
   if (!numel_ok(g))
     return err(ErrorKind::kStorageSizeOverflow, "numel: integer multiplication overflow");
   return {};
@@ -1268,15 +1267,18 @@ Result<Tensor> view_dtype(const Tensor& t, DType d) {
   const Geometry& in = t->geom;
   Geometry g = in;
   g.itemsize = itemsize(d);
-  const std::string what = " to view " + std::string(dtype_scalar_type_name(t->dtype)) + " as " +
-                           std::string(dtype_scalar_type_name(d)) + " (different element sizes)";
+  // Spelled only on the error paths: view_dtype runs often (issue 8).
+  auto what = [&] {
+    return " to view " + std::string(dtype_scalar_type_name(t->dtype)) + " as " +
+           std::string(dtype_scalar_type_name(d)) + " (different element sizes)";
+  };
   if (g.itemsize != in.itemsize) {
-    if (in.rank == 0) return err(ErrorKind::kInvalidArgument, "self.dim() cannot be 0" + what);
+    if (in.rank == 0) return err(ErrorKind::kInvalidArgument, "self.dim() cannot be 0" + what());
     const int last = in.rank - 1;
     auto need_stride_1 = [&]() -> Status {
       if (in.strides[last] == 1) return {};
       return err(ErrorKind::kInvalidArgument,
-                 "self.stride(-1) must be 1" + what + ", but got " + to_string(in.strides[last]));
+                 "self.stride(-1) must be 1" + what() + ", but got " + to_string(in.strides[last]));
     };
     if (in.itemsize > g.itemsize) {  // downsizing
       const int64_t ratio = in.itemsize / g.itemsize;
@@ -1290,18 +1292,18 @@ Result<Tensor> view_dtype(const Tensor& t, DType d) {
       const int64_t ratio = g.itemsize / in.itemsize;
       if (in.sizes[last] % ratio != 0)
         return err(ErrorKind::kInvalidArgument, "self.size(-1) must be divisible by " +
-                                                    to_string(ratio) + what + ", but got " +
+                                                    to_string(ratio) + what() + ", but got " +
                                                     to_string(in.sizes[last]));
       if (in.offset % ratio != 0)
         return err(ErrorKind::kInvalidArgument, "self.storage_offset() must be divisible by " +
-                                                    to_string(ratio) + what + ", but got " +
+                                                    to_string(ratio) + what() + ", but got " +
                                                     to_string(in.offset));
       if (Status s = need_stride_1(); !s.ok()) return s.error();
       for (int k = 0; k < last; ++k) {
         if (in.strides[k] % ratio != 0)
           return err(ErrorKind::kInvalidArgument,
                      "self.stride(" + to_string(k) + ") must be divisible by " + to_string(ratio) +
-                         what + ", but got " + to_string(in.strides[k]));
+                         what() + ", but got " + to_string(in.strides[k]));
         g.strides[k] = in.strides[k] / ratio;
       }
       g.sizes[last] = in.sizes[last] / ratio;
@@ -1503,10 +1505,10 @@ Status scalar_out(Context& ctx, const Tensor& out, const Tensor& x, const Scalar
     if (!st.ok()) return st;
     if (!resize && internal_overlap(out->geom) == MemOverlap::kTooHard && out->geom.has_overlap())
       return err(ErrorKind::kUndefinedBehavior,
-                 std::string(name) + ": not executed: undefined: the written tensor (sizes " +
-                     format_sizes(out->geom) + ", strides " + format_strides(out->geom) +
-                     ") has overlapping elements that LibTorch does not detect; the result "
-                     "would depend on iteration order");
+                 Msg() << name << ": not executed: undefined: the written tensor (sizes "
+                       << sizes_of(out->geom) << ", strides " << strides_of(out->geom)
+                       << ") has overlapping elements that LibTorch does not detect; the result "
+                          "would depend on iteration order");
     if (same_storage && out != x) {
       MemOverlapStatus os = overlap_status(out->geom, x->geom, true, false);
       bool undetected = os == MemOverlapStatus::kTooHard ||
@@ -1518,11 +1520,11 @@ Status scalar_out(Context& ctx, const Tensor& out, const Tensor& x, const Scalar
       }
       if (hazard)
         return err(ErrorKind::kUndefinedBehavior,
-                   std::string(name) + ": not executed: undefined: out (sizes " +
-                       format_sizes(out->geom) + ", strides " + format_strides(out->geom) +
-                       ", offset " + to_string(out->geom.offset) +
-                       ") and the input share elements in a way LibTorch does not detect; the "
-                       "result would depend on iteration order");
+                   Msg() << name << ": not executed: undefined: out (sizes " << sizes_of(out->geom)
+                         << ", strides " << strides_of(out->geom) << ", offset "
+                         << out->geom.offset
+                         << ") and the input share elements in a way LibTorch does not detect; "
+                            "the result would depend on iteration order");
     }
   }
   if (internal_overlap(out->geom) == MemOverlap::kYes)  // 3)
