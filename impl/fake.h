@@ -35,6 +35,7 @@
 
 #include "impl/dtype.h"
 #include "impl/geometry.h"
+#include "impl/pool.h"
 #include "impl/sparse.h"
 #include "impl/tensor.h"
 
@@ -96,6 +97,16 @@ class MetaConverter {
     auto it = tensors_.find(t);
     return it == tensors_.end() ? nullptr : it->second.storage_key;
   }
+  /// Back to a freshly constructed converter's state, keeping the maps'
+  /// bucket arrays (issue 8: the reference's begin() resets its converters
+  /// for every program that converted anything).
+  void reset() {
+    tensors_.clear();
+    sparse_.clear();
+    storages_.clear();
+    pending_.clear();
+    since_sweep_ = 0;
+  }
   /// Nothing converted yet: as a freshly constructed converter.
   bool untouched() const {
     return tensors_.empty() && sparse_.empty() && storages_.empty() && pending_.empty() &&
@@ -119,11 +130,15 @@ class MetaConverter {
     SparseMetaTensor meta;
   };
   void drop_dead_tensors();
-  std::unordered_map<const TensorImpl*, TensorEntry> tensors_;
+  /// The memo's nodes come from the pool (impl/pool.h; issue 8).
+  template <class K, class V>
+  using Map = std::unordered_map<K, V, std::hash<K>, std::equal_to<K>,
+                                 PoolAllocator<std::pair<const K, V>>>;
+  Map<const TensorImpl*, TensorEntry> tensors_;
   /// Sparse tensors have no storage of their own: entries by identity only
   /// (counted in MemoStats::sparse).
-  std::unordered_map<const SparseTensorImpl*, SparseEntry> sparse_;
-  std::unordered_map<const Storage*, StorageEntry> storages_;
+  Map<const SparseTensorImpl*, SparseEntry> sparse_;
+  Map<const Storage*, StorageEntry> storages_;
   std::vector<const Storage*> pending_;  ///< storage entries with no live tensor entry
   int64_t since_sweep_ = 0;
   bool fake_;

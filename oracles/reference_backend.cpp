@@ -91,8 +91,8 @@ class ReferenceBackend final : public Backend {
     ctx_.device = home_;  // factories (ops take their input's, DeviceScope)
     restored_.clear();
     // Most programs convert nothing: keep an untouched converter.
-    if (!fake_conv_.untouched()) fake_conv_ = MetaConverter(/*fake=*/true);
-    if (!meta_conv_.untouched()) meta_conv_ = MetaConverter(/*fake=*/false);
+    if (!fake_conv_.untouched()) fake_conv_.reset();
+    if (!meta_conv_.untouched()) meta_conv_.reset();
     last_data_.assign(vars_.size(), nullptr);
     if (sparse_used_) {
       sparse_.assign(vars_.size(), nullptr);
