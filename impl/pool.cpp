@@ -5,9 +5,10 @@
 #include <utility>
 
 // Note [Small-object pool]
-// Each tensor the reference makes costs up to five small allocations: the
+// Each tensor the reference makes costs up to four small allocations: the
 // TensorImpl with its shared_ptr control block, the Storage, the version
-// counter, the DataBlock and its bytes; a view costs one. A 16-step program
+// counter, and the DataBlock with its bytes (five until the DataBlock took
+// its bytes in, impl/storage.h); a view costs one. A 16-step program
 // makes and frees dozens, and a program's end frees them all at once, more
 // than glibc's per-thread cache keeps per size (7), so most frees and the
 // next program's allocations went through malloc's slow paths: a quarter of
@@ -22,115 +23,87 @@
 // Case 3) after the thread's cache is destroyed (thread exit; at process
 //         exit, objects with static storage are destroyed after the main
 //         thread's thread_locals): straight to ::operator new / delete.
+// The fast paths (a cached block of a class taken or given back) are inline
+// in pool.h over a trivially destructible thread_local, so they reach it
+// without a TLS wrapper call; the slow paths here register a thread_local
+// reaper that frees the cache at thread exit and marks the cache dead
+// (issue 8: out of line, the two calls were a tenth of the reference's
+// execution).
 // Sanitizer and fuzzing builds (STORCHECK_NO_POOL) skip the pool: ASan then
 // sees every use after free, and libFuzzer's per-input malloc/free balance
 // holds.
 
 namespace storcheck {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
-#define STORCHECK_NO_POOL 1
-#endif
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
-#define STORCHECK_NO_POOL 1
-#endif
-#endif
-
 #ifdef STORCHECK_NO_POOL
 
-void* pool_allocate(size_t bytes) { return ::operator new(bytes); }
-void pool_deallocate(void* p, size_t) noexcept { ::operator delete(p); }
 int64_t pool_cached_blocks() { return 0; }
 
 #else
 
+namespace pool_detail {
 namespace {
 
-constexpr size_t kGrain = 64;
-constexpr size_t kClasses = 64;  // up to kGrain * kClasses = 4 KiB
-/// Bytes one class may hold, so a thread's cache stays under 64 * 256 KiB.
-constexpr size_t kClassBytes = 256 << 10;
-
-struct FreeBlock {
-  FreeBlock* next;
-};
-
-struct Cache {
-  FreeBlock* head[kClasses] = {};
-  uint32_t count[kClasses] = {};
-  ~Cache();
-};
-
 thread_local bool t_cache_dead = false;  // Case 3)
-thread_local Cache t_cache;
 
-Cache::~Cache() {
-  t_cache_dead = true;
-  for (size_t c = 0; c < kClasses; ++c) {
-    while (FreeBlock* b = head[c]) {
-      head[c] = b->next;
-      ::operator delete(b);
+/// Frees the thread's cached blocks when the thread exits (Case 3) after).
+struct Reaper {
+  Reaper() { t_cache.live = true; }
+  void touch() {}
+  ~Reaper() {
+    t_cache_dead = true;
+    t_cache.live = false;
+    for (size_t c = 0; c < kClasses; ++c) {
+      while (FreeBlock* b = t_cache.head[c]) {
+        t_cache.head[c] = b->next;
+        ::operator delete(b);
+      }
+      t_cache.count[c] = 0;
     }
-    count[c] = 0;
   }
-}
+};
+thread_local Reaper t_reaper;
 
-/// The class of `bytes` (class c holds blocks of (c + 1) * kGrain bytes),
-/// or kClasses when it is too big for the pool.
-size_t class_of(size_t bytes) { return bytes == 0 ? 0 : (bytes - 1) / kGrain; }
-
-/// Blocks class c may hold: kClassBytes of them, at least 64.
-constexpr uint32_t class_cap(size_t c) {
-  const size_t n = kClassBytes / ((c + 1) * kGrain);
-  return static_cast<uint32_t>(n < 64 ? 64 : n);
+/// Registers the calling thread's reaper (its first use constructs it);
+/// false once it has run.
+bool cache_usable() {
+  if (t_cache_dead) return false;
+  if (!t_cache.live) t_reaper.touch();  // its first use in a thread constructs it
+  return t_cache.live;
 }
-
-template <size_t... C>
-constexpr std::array<uint32_t, kClasses> caps(std::index_sequence<C...>) {
-  return {class_cap(C)...};
-}
-constexpr std::array<uint32_t, kClasses> kCap = caps(std::make_index_sequence<kClasses>());
 
 }  // namespace
 
-void* pool_allocate(size_t bytes) {
+// The inline fast paths (impl/pool.h) handle a cached block of a class;
+// these the rest.
+void* allocate_slow(size_t bytes) {
   const size_t c = class_of(bytes);
   if (c >= kClasses) return ::operator new(bytes);  // Case 1)
   // Every block of a class has the class's size, even one taken after this
-  // thread's cache died: another thread's cache may hold it later.
-  if (t_cache_dead) return ::operator new((c + 1) * kGrain);  // Case 3)
-  Cache& cache = t_cache;
-  if (FreeBlock* b = cache.head[c]) {  // Case 2)
-    cache.head[c] = b->next;
-    --cache.count[c];
-    return b;
-  }
+  // thread's cache died (Case 3)): another thread's cache may hold it later.
+  cache_usable();  // registers the reaper before any block joins the lists
   return ::operator new((c + 1) * kGrain);  // sized to its class, so any request of it fits
 }
 
-void pool_deallocate(void* p, size_t bytes) noexcept {
+void deallocate_slow(void* p, size_t bytes) noexcept {
   if (!p) return;
   const size_t c = class_of(bytes);
-  if (c >= kClasses || t_cache_dead) {  // Case 1), 3)
-    ::operator delete(p);
-    return;
-  }
-  Cache& cache = t_cache;
-  if (cache.count[c] >= kCap[c]) {  // Case 1): a full class
+  if (c >= kClasses || !cache_usable() ||  // Case 1), 3)
+      t_cache.count[c] >= class_cap(c)) {  // Case 1): a full class
     ::operator delete(p);
     return;
   }
   auto* b = static_cast<FreeBlock*>(p);
-  b->next = cache.head[c];
-  cache.head[c] = b;
-  ++cache.count[c];
+  b->next = t_cache.head[c];
+  t_cache.head[c] = b;
+  ++t_cache.count[c];
 }
 
+}  // namespace pool_detail
+
 int64_t pool_cached_blocks() {
-  if (t_cache_dead) return 0;
   int64_t n = 0;
-  for (uint32_t k : t_cache.count) n += k;
+  for (uint32_t k : pool_detail::t_cache.count) n += k;
   return n;
 }
 

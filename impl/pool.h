@@ -1,6 +1,6 @@
 // A per-thread cache of freed small blocks for the reference's per-tensor
-// objects (TensorImpl, Storage, version counters, data blocks and their
-// bytes): see Note [Small-object pool] in impl/pool.cpp.
+// objects (TensorImpl, Storage, version counters, data blocks with their
+// bytes, the fake converters' memo nodes): see Note [Small-object pool] in impl/pool.cpp.
 //
 // Invariant: a block handed out for `bytes` is given back with the same
 // `bytes`; it may be given back on any thread (it joins that thread's
@@ -21,10 +21,92 @@
 
 namespace storcheck {
 
+#if defined(__SANITIZE_ADDRESS__) || defined(FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
+#define STORCHECK_NO_POOL 1
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define STORCHECK_NO_POOL 1
+#endif
+#endif
+
+#ifdef STORCHECK_NO_POOL
+
+inline void* pool_allocate(size_t bytes) { return ::operator new(bytes); }
+inline void pool_deallocate(void* p, size_t) noexcept { ::operator delete(p); }
+
+#else
+
+namespace pool_detail {
+
+inline constexpr size_t kGrain = 64;
+inline constexpr size_t kClasses = 64;  // up to kGrain * kClasses = 4 KiB
+/// Bytes one class may hold, so a thread's cache stays under 64 * 256 KiB.
+inline constexpr size_t kClassBytes = 256 << 10;
+
+/// The class of `bytes` (class c holds blocks of (c + 1) * kGrain bytes),
+/// or kClasses or more when it is too big for the pool.
+constexpr size_t class_of(size_t bytes) { return bytes == 0 ? 0 : (bytes - 1) / kGrain; }
+
+/// Blocks class c may hold: kClassBytes of them, at least 64.
+constexpr uint32_t class_cap(size_t c) {
+  const size_t n = kClassBytes / ((c + 1) * kGrain);
+  return static_cast<uint32_t>(n < 64 ? 64 : n);
+}
+
+struct FreeBlock {
+  FreeBlock* next;
+};
+
+/// A thread's cache. Trivially destructible and zero-initialized, so the
+/// inline fast paths below reach it without a TLS wrapper call; its blocks
+/// are freed at thread exit by a thread_local reaper in pool.cpp, which the
+/// slow paths register (`live`).
+struct Cache {
+  FreeBlock* head[kClasses];
+  uint32_t count[kClasses];
+  bool live;  ///< the reaper is registered and has not run: frees may join the lists
+};
+inline thread_local Cache t_cache;
+
+void* allocate_slow(size_t bytes);
+void deallocate_slow(void* p, size_t bytes) noexcept;
+
+}  // namespace pool_detail
+
 /// A block of at least `bytes` bytes (max_align_t aligned); never null.
-void* pool_allocate(size_t bytes);
+/// Inline: a tensor costs several, and the calls were a tenth of the
+/// reference's execution (issue 8).
+inline void* pool_allocate(size_t bytes) {
+  using namespace pool_detail;
+  const size_t c = class_of(bytes);
+  Cache& cache = t_cache;
+  if (c < kClasses) {
+    if (FreeBlock* b = cache.head[c]) {  // Case 2) of Note [Small-object pool]
+      cache.head[c] = b->next;
+      --cache.count[c];
+      return b;
+    }
+  }
+  return allocate_slow(bytes);
+}
+
 /// Gives back a block pool_allocate(bytes) returned, with the same `bytes`.
-void pool_deallocate(void* p, size_t bytes) noexcept;
+inline void pool_deallocate(void* p, size_t bytes) noexcept {
+  using namespace pool_detail;
+  const size_t c = class_of(bytes);
+  Cache& cache = t_cache;
+  if (p && c < kClasses && cache.live && cache.count[c] < class_cap(c)) {  // Case 2)
+    auto* b = static_cast<FreeBlock*>(p);
+    b->next = cache.head[c];
+    cache.head[c] = b;
+    ++cache.count[c];
+    return;
+  }
+  deallocate_slow(p, bytes);
+}
+
+#endif
 
 /// Blocks the calling thread's cache holds now, over all size classes (tests).
 int64_t pool_cached_blocks();

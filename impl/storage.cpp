@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <new>
 #include <string>
 
 #include "impl/fault.h"
@@ -31,22 +32,25 @@ namespace {
 std::atomic<int64_t> g_next_storage_id{1};
 thread_local int64_t g_cow_copies = 0;
 
-std::shared_ptr<DataBlock> new_block(int64_t nbytes, const uint8_t* keep_from, int64_t keep) {
-  if (nbytes == 0) return nullptr;
-  auto b = make_pooled<DataBlock>(nbytes);
-  if (keep > 0) std::memcpy(b->bytes, keep_from, static_cast<size_t>(keep));
-  std::memset(b->bytes + keep, 0, static_cast<size_t>(nbytes - keep));
+BlockRef new_block(int64_t nbytes, const uint8_t* keep_from, int64_t keep) {
+  if (nbytes == 0) return {};
+  BlockRef b = BlockRef::allocate(nbytes);
+  if (keep > 0) std::memcpy(b.bytes(), keep_from, static_cast<size_t>(keep));
+  std::memset(b.bytes() + keep, 0, static_cast<size_t>(nbytes - keep));
   return b;
 }
 }  // namespace
 
 int64_t cow_copies() { return g_cow_copies; }
 
-DataBlock::DataBlock(int64_t nbytes)
-    : bytes(static_cast<uint8_t*>(pool_allocate(static_cast<size_t>(nbytes)))),
-      size(static_cast<size_t>(nbytes)) {}
+BlockRef BlockRef::allocate(int64_t nbytes) {
+  const size_t size = static_cast<size_t>(nbytes);
+  BlockRef r;
+  r.b_ = new (pool_allocate(sizeof(DataBlock) + size)) DataBlock{1, size};
+  return r;
+}
 
-DataBlock::~DataBlock() { pool_deallocate(bytes, size); }
+void BlockRef::release(DataBlock* b) noexcept { pool_deallocate(b, sizeof(DataBlock) + b->size); }
 
 Storage::Storage(int64_t id, int64_t nbytes) : id_(id), nbytes_(0) { resize(nbytes); }
 
@@ -73,7 +77,7 @@ std::shared_ptr<Storage> Storage::make_meta(int64_t nbytes) {
 // In every case identity, nbytes, and the tensors' metadata are unchanged (C5).
 void Storage::materialize() {
   if (block_ && (block_.use_count() > 1 || fault_active(Fault::kLastSharerCopies))) {  // Case 2)
-    block_ = new_block(nbytes_, block_->bytes, nbytes_);
+    block_ = new_block(nbytes_, block_.bytes(), nbytes_);
     ++g_cow_copies;
   }
   cow_ = false;  // Case 3) and the end of Case 2)

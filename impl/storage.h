@@ -41,15 +41,45 @@ struct AllocBudget {
 /// tensors stand for (F1).
 enum class DeviceType : uint8_t { kCpu, kCuda };
 
-/// Bytes that one or more storages point at.
-/// The bytes COW sharers share (C2); from the pool (impl/pool.h).
-struct DataBlock {
-  explicit DataBlock(int64_t nbytes);  ///< nbytes > 0; the bytes are not initialized
-  ~DataBlock();
-  DataBlock(const DataBlock&) = delete;
-  DataBlock& operator=(const DataBlock&) = delete;
-  uint8_t* bytes;
-  size_t size;
+/// Bytes that one or more storages point at: the number of storages
+/// pointing at it (the COW sharers, C2) and the bytes after it, in one
+/// pooled allocation (impl/pool.h). Issue 8: a shared_ptr's control block
+/// and a separate allocation for the bytes cost two more per fresh tensor.
+struct alignas(16) DataBlock {
+  int64_t refs;  ///< the BlockRefs to it
+  size_t size;   ///< bytes after the header
+  uint8_t* bytes() { return reinterpret_cast<uint8_t*>(this + 1); }
+};
+
+/// A counted reference to a DataBlock, as a shared_ptr without the control
+/// block. The count is not atomic: a block belongs to the storages of one
+/// backend, and a backend to one thread (every gate job makes its own).
+class BlockRef {
+ public:
+  BlockRef() = default;
+  /// A block of `nbytes` > 0 with one reference; the bytes are not initialized.
+  static BlockRef allocate(int64_t nbytes);
+  BlockRef(const BlockRef& o) noexcept : b_(o.b_) {
+    if (b_) ++b_->refs;
+  }
+  BlockRef(BlockRef&& o) noexcept : b_(o.b_) { o.b_ = nullptr; }
+  BlockRef& operator=(BlockRef o) noexcept {
+    DataBlock* t = b_;
+    b_ = o.b_;
+    o.b_ = t;
+    return *this;
+  }
+  ~BlockRef() {
+    if (b_ && --b_->refs == 0) release(b_);
+  }
+  explicit operator bool() const { return b_ != nullptr; }
+  uint8_t* bytes() const { return b_->bytes(); }
+  /// The references to the block (0 for none), as shared_ptr::use_count.
+  long use_count() const { return b_ ? static_cast<long>(b_->refs) : 0; }
+
+ private:
+  static void release(DataBlock* b) noexcept;
+  DataBlock* b_ = nullptr;
 };
 
 class Storage {
@@ -68,12 +98,12 @@ class Storage {
   bool is_meta() const { return meta_; }
   int64_t nbytes() const { return nbytes_; }
   /// The bytes, for reading: never materializes (C3).
-  const uint8_t* read_data() const { return block_ ? block_->bytes : nullptr; }
+  const uint8_t* read_data() const { return block_ ? block_.bytes() : nullptr; }
   /// The bytes, for writing: materializes a COW storage first (C3, C4).
   /// Inline: elementwise loops call it per element.
   uint8_t* mutable_data() {
     if (cow_) materialize();
-    return block_ ? block_->bytes : nullptr;
+    return block_ ? block_.bytes() : nullptr;
   }
   bool resizable() const { return resizable_; }
   void set_resizable(bool r) { resizable_ = r; }
@@ -102,7 +132,7 @@ class Storage {
 
   int64_t id_;
   int64_t nbytes_;
-  std::shared_ptr<DataBlock> block_;  ///< null when nbytes_ == 0
+  BlockRef block_;  ///< null when nbytes_ == 0
   bool resizable_ = true;
   bool cow_ = false;
   bool foreign_ = false;
