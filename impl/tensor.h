@@ -35,6 +35,8 @@ struct TensorImpl {
   bool fake = false;
 
   TensorImpl() = default;
+  /// A tensor of geometry `g` and nothing else yet (new_tensor fills it).
+  explicit TensorImpl(const Geometry& g) : geom(g) {}
   /// A view of `base` with geometry `g`: every field but geom is base's
   /// (a field added above is shared by views unless this says otherwise).
   TensorImpl(const TensorImpl& base, const Geometry& g)
