@@ -5,18 +5,6 @@
 
 namespace storcheck {
 
-int64_t itemsize(DType d) {
-  switch (d) {
-    case DType::kF32: return 4;
-    case DType::kF64: return 8;
-    case DType::kI32: return 4;
-    case DType::kI64: return 8;
-    case DType::kU8: return 1;
-    case DType::kBool: return 1;
-  }
-  return 1;
-}
-
 std::string_view dtype_name(DType d) {
   constexpr std::string_view kNames[] = {"f32", "f64", "i32", "i64", "u8", "bool"};
   return kNames[static_cast<int>(d)];

@@ -21,8 +21,18 @@ namespace storcheck {
 enum class DType : uint8_t { kF32, kF64, kI32, kI64, kU8, kBool };
 inline constexpr int kNumDType = 6;
 
-/// Bytes per element.
-int64_t itemsize(DType d);
+/// Bytes per element. Inline: every fresh tensor and view asks (issue 8).
+inline int64_t itemsize(DType d) {
+  switch (d) {
+    case DType::kF32: return 4;
+    case DType::kF64: return 8;
+    case DType::kI32: return 4;
+    case DType::kI64: return 8;
+    case DType::kU8: return 1;
+    case DType::kBool: return 1;
+  }
+  return 1;
+}
 /// "f32", "f64", "i32", "i64", "u8", "bool".
 std::string_view dtype_name(DType d);
 /// PyTorch's name: "torch.float32", ...

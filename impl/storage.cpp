@@ -11,7 +11,7 @@
 
 namespace storcheck {
 
-Status AllocBudget::charge(int64_t bytes, std::string_view op) {
+Status AllocBudget::charge(int64_t bytes, const char* op) {
   if (bytes > max_tensor_bytes) {
     return make_error(ErrorKind::kResourceLimit,
                       std::string(op) + ": allocation of " + std::to_string(bytes) +
@@ -30,7 +30,6 @@ Status AllocBudget::charge(int64_t bytes, std::string_view op) {
 
 namespace {
 std::atomic<int64_t> g_next_storage_id{1};
-thread_local int64_t g_cow_copies = 0;
 
 BlockRef new_block(int64_t nbytes, const uint8_t* keep_from, int64_t keep) {
   if (nbytes == 0) return {};
@@ -40,8 +39,6 @@ BlockRef new_block(int64_t nbytes, const uint8_t* keep_from, int64_t keep) {
   return b;
 }
 }  // namespace
-
-int64_t cow_copies() { return g_cow_copies; }
 
 BlockRef BlockRef::allocate(int64_t nbytes) {
   const size_t size = static_cast<size_t>(nbytes);
@@ -55,7 +52,7 @@ void BlockRef::release(DataBlock* b) noexcept { pool_deallocate(b, sizeof(DataBl
 Storage::Storage(int64_t id, int64_t nbytes) : id_(id), nbytes_(0) { resize(nbytes); }
 
 Result<std::shared_ptr<Storage>> Storage::allocate(AllocBudget* budget, int64_t nbytes,
-                                                   std::string_view op) {
+                                                   const char* op) {
   Status st = budget->charge(nbytes, op);
   if (!st.ok()) return st.error();
   return make_pooled<Storage>(g_next_storage_id++, nbytes);
@@ -78,7 +75,7 @@ std::shared_ptr<Storage> Storage::make_meta(int64_t nbytes) {
 void Storage::materialize() {
   if (block_ && (block_.use_count() > 1 || fault_active(Fault::kLastSharerCopies))) {  // Case 2)
     block_ = new_block(nbytes_, block_.bytes(), nbytes_);
-    ++g_cow_copies;
+    ++detail::t_cow_copies;
   }
   cow_ = false;  // Case 3) and the end of Case 2)
 }

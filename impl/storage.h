@@ -31,7 +31,7 @@ struct AllocBudget {
   int64_t max_total_bytes = 16 << 20;
   int64_t used = 0;
   /// kResourceLimit naming `op` when `bytes` would break a limit.
-  Status charge(int64_t bytes, std::string_view op);
+  Status charge(int64_t bytes, const char* op);  ///< op: a C string, measured only on failure
 };
 
 /// The device a storage's bytes stand on (issue 11). The reference keeps
@@ -87,7 +87,7 @@ class Storage {
   Storage(int64_t id, int64_t nbytes);
   /// A zero-filled storage of `nbytes`, charged to `budget`.
   static Result<std::shared_ptr<Storage>> allocate(AllocBudget* budget, int64_t nbytes,
-                                                   std::string_view op);
+                                                   const char* op);
 
   /// A storage on the meta device: `nbytes` and no data; allocates and
   /// charges nothing (F2, F8).
@@ -140,8 +140,13 @@ class Storage {
   DeviceType device_ = DeviceType::kCpu;
 };
 
+namespace detail {
+inline thread_local int64_t t_cow_copies = 0;  ///< see cow_copies()
+}  // namespace detail
+
 /// Materializations that copied bytes on this thread so far (C4: only when
-/// other sharers are alive). Properties compare it before and after a step.
-int64_t cow_copies();
+/// other sharers are alive). Properties compare it before and after a step;
+/// the reference backend around every step (inline: issue 8).
+inline int64_t cow_copies() { return detail::t_cow_copies; }
 
 }  // namespace storcheck

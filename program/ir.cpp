@@ -26,7 +26,9 @@ constexpr bool signatures_fit() {
 static_assert(signatures_fit(), "every op takes at most kMaxArgs arguments");
 }  // namespace
 
-const OpInfo& op_info(OpId op) { return kOpTable[static_cast<int>(op)]; }
+namespace detail {
+const std::array<OpInfo, kNumOps>& g_op_table = kOpTable;
+}  // namespace detail
 const std::array<OpInfo, kNumOps>& op_table() { return kOpTable; }
 
 bool find_op(std::string_view name, OpId* out) {

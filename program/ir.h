@@ -63,8 +63,12 @@ struct OpInfo {
   std::string_view cpp;     ///< LibTorch C++ spelling
 };
 
-/// The op table, indexed by OpId.
-const OpInfo& op_info(OpId op);
+namespace detail {
+extern const std::array<OpInfo, kNumOps>& g_op_table;  ///< ir.cpp's table
+}  // namespace detail
+
+/// The op table, indexed by OpId. Inline: every step asks (issue 8).
+inline const OpInfo& op_info(OpId op) { return detail::g_op_table[static_cast<int>(op)]; }
 /// All rows, in ops.def order.
 const std::array<OpInfo, kNumOps>& op_table();
 /// Looks an op up by its name; false when unknown.
