@@ -94,21 +94,21 @@ bool bytes_from(const Geometry& g, int64_t offset, int64_t* out) {
   // PyTorch's computeStorageNbytes (1.13): unsigned 64-bit arithmetic, so a
   // negative stride on a dim of size > 1 overflows, as does any extent past
   // INT64_MAX bytes (S9).
+  // One pass (issue 8): a size-0 dim anywhere gives 0 bytes whatever the
+  // other dims and the offset are, so the sum is only used without one.
+  uint64_t size = static_cast<uint64_t>(offset) + 1;
+  bool overflowed = false;
   for (int d = 0; d < g.rank; ++d) {
     if (g.sizes[d] == 0) {
       *out = 0;
       return true;
     }
-  }
-  if (offset < 0) return false;
-  uint64_t size = static_cast<uint64_t>(offset) + 1;
-  bool overflowed = false;
-  for (int d = 0; d < g.rank; ++d) {
     uint64_t term;
     overflowed |= __builtin_mul_overflow(static_cast<uint64_t>(g.strides[d]),
                                          static_cast<uint64_t>(g.sizes[d] - 1), &term);
     overflowed |= __builtin_add_overflow(size, term, &size);
   }
+  if (offset < 0) return false;
   overflowed |= __builtin_mul_overflow(size, static_cast<uint64_t>(g.itemsize), &size);
   overflowed |= size > static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
   if (overflowed) return false;
