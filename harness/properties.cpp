@@ -810,11 +810,12 @@ CheckResult check_property(const Property& prop, const CheckOptions& opt, Backen
                    int64_t* known, Program* failing = nullptr) {
     ahead.write(head, q);
     watchdog.start();
-    bool failed =
-        fails_once(prop, runner, q, text, steps, known, steps ? &res : nullptr, failing,
-                   [&](const Program& rerun) {
-                     ahead.write(head + "# rerun: without the step of a known divergence\n", rerun);
-                   });
+    bool failed = fails_once(
+        prop, runner, q, text, steps, known, steps ? &res : nullptr, failing,
+        [&](const Program& rerun) {
+          ahead.write(head + "# rerun: without the step of a known divergence or a refused step\n",
+                      rerun);
+        });
     watchdog.stop();
     return failed;
   };

@@ -1522,8 +1522,7 @@ Status scalar_out(Context& ctx, const Tensor& out, const Tensor& x, const Scalar
       if (hazard)
         return err(ErrorKind::kUndefinedBehavior,
                    Msg() << name << ": not executed: undefined: out (sizes " << sizes_of(out->geom)
-                         << ", strides " << strides_of(out->geom) << ", offset "
-                         << out->geom.offset
+                         << ", strides " << strides_of(out->geom) << ", offset " << out->geom.offset
                          << ") and the input share elements in a way LibTorch does not detect; "
                             "the result would depend on iteration order");
     }

@@ -81,7 +81,8 @@ void* allocate_slow(size_t bytes) {
   if (c >= kClasses) return ::operator new(bytes);  // Case 1)
   // Every block of a class has the class's size, even one taken after this
   // thread's cache died (Case 3)): another thread's cache may hold it later.
-  cache_usable();  // registers the reaper before any block joins the lists
+  // Registers the reaper before any block joins the lists.
+  cache_usable();
   return ::operator new((c + 1) * kGrain);  // sized to its class, so any request of it fits
 }
 

@@ -82,7 +82,7 @@ class Msg {
     return std::move(*this);
   }
   Msg&& operator<<(int64_t v) &&;
-  Msg&& operator<<(IntSpan v) &&;  ///< as format_ints
+  Msg&& operator<<(IntSpan v) &&;                      ///< as format_ints
   operator std::string() && { return std::move(s_); }  // NOLINT: implicit by design
 
  private:
