@@ -90,7 +90,7 @@ void deallocate_slow(void* p, size_t bytes) noexcept {
   if (!p) return;
   const size_t c = class_of(bytes);
   if (c >= kClasses || !cache_usable() ||  // Case 1), 3)
-      t_cache.count[c] >= class_cap(c)) {  // Case 1): a full class
+      t_cache.count[c] >= kCap[c]) {       // Case 1): a full class
     ::operator delete(p);
     return;
   }

@@ -14,6 +14,7 @@
 //   pool_deallocate(p, 64);                        // cached for the next 64-byte request
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -53,6 +54,13 @@ constexpr uint32_t class_cap(size_t c) {
   const size_t n = kClassBytes / ((c + 1) * kGrain);
   return static_cast<uint32_t>(n < 64 ? 64 : n);
 }
+
+template <size_t... C>
+constexpr std::array<uint32_t, kClasses> caps(std::index_sequence<C...>) {
+  return {class_cap(C)...};
+}
+/// class_cap of every class: a table, so a run-time class costs no division.
+inline constexpr std::array<uint32_t, kClasses> kCap = caps(std::make_index_sequence<kClasses>());
 
 struct FreeBlock {
   FreeBlock* next;
@@ -96,7 +104,7 @@ inline void pool_deallocate(void* p, size_t bytes) noexcept {
   using namespace pool_detail;
   const size_t c = class_of(bytes);
   Cache& cache = t_cache;
-  if (p && c < kClasses && cache.live && cache.count[c] < class_cap(c)) {  // Case 2)
+  if (p && c < kClasses && cache.live && cache.count[c] < kCap[c]) {  // Case 2)
     auto* b = static_cast<FreeBlock*>(p);
     b->next = cache.head[c];
     cache.head[c] = b;

@@ -29,7 +29,6 @@ static_assert(signatures_fit(), "every op takes at most kMaxArgs arguments");
 namespace detail {
 const std::array<OpInfo, kNumOps>& g_op_table = kOpTable;
 }  // namespace detail
-const std::array<OpInfo, kNumOps>& op_table() { return kOpTable; }
 
 bool find_op(std::string_view name, OpId* out) {
   // A hash lookup: the parser runs for every fuzz input (issue 6).

@@ -70,7 +70,7 @@ extern const std::array<OpInfo, kNumOps>& g_op_table;  ///< ir.cpp's table
 /// The op table, indexed by OpId. Inline: every step asks (issue 8).
 inline const OpInfo& op_info(OpId op) { return detail::g_op_table[static_cast<int>(op)]; }
 /// All rows, in ops.def order.
-const std::array<OpInfo, kNumOps>& op_table();
+inline const std::array<OpInfo, kNumOps>& op_table() { return detail::g_op_table; }
 /// Looks an op up by its name; false when unknown.
 bool find_op(std::string_view name, OpId* out);
 /// torch.add / torch.mul with out= (add_out, mul_out): Note [out=] in
