@@ -21,12 +21,43 @@ namespace storcheck {
 /// Largest rank of any tensor at run time (see oracles/observation.h).
 inline constexpr int kGeometryMaxDims = 16;
 
+// Note [Geometry copies]
+// A Geometry holds room for kGeometryMaxDims dims (280 bytes), and the view
+// ops copy one up to four times per step. A copy takes the dims below its
+// rank and leaves the rest unset, so it costs what the rank needs: the whole
+// struct's copy (a `rep movs` in GCC's code) was about 10% of the
+// reference's execution (issue 8: halving kGeometryMaxDims gave 10%). The
+// entries at rank and past it are not part of the geometry: a copy or
+// Geometry(rank) leaves them unset, code that lowers `rank` leaves them
+// stale, and nothing reads or compares them (fake_twin_backend.cpp compares
+// the dims below the rank); code that raises `rank` writes the new dims
+// first. Only Geometry() zeroes them all.
+
 struct Geometry {
   int rank = 0;
-  std::array<int64_t, kGeometryMaxDims> sizes{};
-  std::array<int64_t, kGeometryMaxDims> strides{};
+  std::array<int64_t, kGeometryMaxDims> sizes;    ///< dims [0, rank)
+  std::array<int64_t, kGeometryMaxDims> strides;  ///< dims [0, rank)
   int64_t offset = 0;    ///< in elements
   int64_t itemsize = 1;
+
+  Geometry() : sizes{}, strides{} {}
+  /// `rank` dims of size and stride 0, the entries past them unset (Note
+  /// [Geometry copies]): for a geometry its builder fills.
+  explicit Geometry(int rank_) noexcept : rank(rank_) {
+    const int n = rank < 0 ? 0 : rank > kGeometryMaxDims ? kGeometryMaxDims : rank;
+    for (int k = 0; k < n; ++k) sizes[k] = strides[k] = 0;
+  }
+  /// Note [Geometry copies]: the dims below the rank; the rest unset.
+  Geometry(const Geometry& o) noexcept : rank(o.rank), offset(o.offset), itemsize(o.itemsize) {
+    copy_dims(o);
+  }
+  Geometry& operator=(const Geometry& o) noexcept {
+    rank = o.rank;
+    offset = o.offset;
+    itemsize = o.itemsize;
+    copy_dims(o);
+    return *this;
+  }
 
   static Geometry of(std::initializer_list<int64_t> sizes, std::initializer_list<int64_t> strides,
                      int64_t offset, int64_t itemsize);
@@ -45,6 +76,15 @@ struct Geometry {
   bool is_non_overlapping_and_dense() const;
   /// Some two distinct indices map to the same element (exact answer).
   bool has_overlap() const;
+
+ private:
+  void copy_dims(const Geometry& o) noexcept {
+    const int n = rank < 0 ? 0 : rank > kGeometryMaxDims ? kGeometryMaxDims : rank;
+    for (int k = 0; k < n; ++k) {
+      sizes[k] = o.sizes[k];
+      strides[k] = o.strides[k];
+    }
+  }
 };
 
 /// S9 policy for as_strided(_): true when all strides are >= 0, the extent
@@ -143,7 +183,8 @@ void for_each_offset2(const Geometry& a, const Geometry& b, Fn&& fn) {
   // The last dim in a tight loop; the outer dims as an odometer.
   const int last = a.rank - 1;
   const int64_t n = a.sizes[last], sa = a.strides[last], sb = b.strides[last];
-  std::array<int64_t, kGeometryMaxDims> idx{};
+  std::array<int64_t, kGeometryMaxDims> idx;  // the outer dims' only (Note [Geometry copies])
+  for (int d = 0; d < last; ++d) idx[d] = 0;
   int64_t oa = a.offset, ob = b.offset;
   while (true) {
     // k * stride, not a running sum: the sum would step past the last

@@ -25,6 +25,42 @@ std::vector<int64_t> offsets_of(const Geometry& g) {
 
 // --- required_bytes (S5, S9) -------------------------------------------------
 
+// Note [Geometry copies]: a copy takes every dim below the rank, the
+// offset and the itemsize, whatever the destination held before.
+TEST(GeometryCopy, TakesEveryDimBelowTheRank) {
+  Geometry a = Geometry::of({2, 3, 5, 7, 11}, {385, 77, 11, 1, 0}, 9, 4);
+  Geometry b(a);
+  EXPECT_TRUE(same_layout(a, b));
+  EXPECT_EQ(b.sizes[4], 11);
+  EXPECT_EQ(b.strides[0], 385);
+  Geometry c = Geometry::of({1, 1, 1, 1, 1, 1, 1, 1}, {9, 9, 9, 9, 9, 9, 9, 9}, 0, 8);
+  c = a;  // a wider destination: its rank, offset and dims become a's
+  EXPECT_TRUE(same_layout(a, c));
+  EXPECT_EQ(c.rank, 5);
+  int64_t bytes = 0;
+  ASSERT_TRUE(c.required_bytes(&bytes));
+  EXPECT_EQ(bytes, 4 * (9 + 1 * 385 + 2 * 77 + 4 * 11 + 6 * 1 + 1));
+  Geometry full;  // kGeometryMaxDims dims: the copy's bound is the array's
+  full.rank = kGeometryMaxDims;
+  for (int d = 0; d < kGeometryMaxDims; ++d) full.sizes[d] = full.strides[d] = d + 1;
+  Geometry f = full;
+  EXPECT_TRUE(same_layout(full, f));
+}
+
+TEST(GeometryCopy, RankConstructorZeroesItsDims) {
+  Geometry g(3);
+  EXPECT_EQ(g.rank, 3);
+  for (int d = 0; d < 3; ++d) {
+    EXPECT_EQ(g.sizes[d], 0);
+    EXPECT_EQ(g.strides[d], 0);
+  }
+  EXPECT_EQ(g.offset, 0);
+  EXPECT_EQ(g.itemsize, 1);
+  int64_t n = -1;
+  ASSERT_TRUE(g.numel(&n));
+  EXPECT_EQ(n, 0);
+}
+
 TEST(GeometryRequiredBytes, ContiguousIsNumelTimesItemsize) {
   int64_t bytes = -1;
   ASSERT_TRUE(Geometry::of({3, 4}, {4, 1}, 0, 4).required_bytes(&bytes));

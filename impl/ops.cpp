@@ -59,8 +59,7 @@ bool wrap_dim(int64_t dim, int64_t ndim, int64_t* out, Error* e, bool wrap_scala
 }
 
 Geometry geom_from(IntSpan sizes, IntSpan strides, int64_t offset, int64_t itemsize) {
-  Geometry g;
-  g.rank = sizes.size;
+  Geometry g(sizes.size);
   for (int k = 0; k < sizes.size; ++k) {
     g.sizes[k] = sizes[k];
     g.strides[k] = k < strides.size ? strides[k] : 0;
@@ -743,7 +742,9 @@ Result<Tensor> empty_strided(Context& ctx, IntSpan sizes, IntSpan strides, DType
 // --- Views -------------------------------------------------------------------
 
 Result<Tensor> view(const Tensor& t, IntSpan sizes) {
-  std::array<int64_t, kGeometryMaxDims> shape{}, st{};
+  // Written by infer_size, then (when it succeeds) compute_stride, before
+  // any read: not zeroed first (Note [Geometry copies]).
+  std::array<int64_t, kGeometryMaxDims> shape, st;
   Status s = infer_size(sizes, t->numel(), shape.data());
   if (!s.ok()) return s.error();
   if (!compute_stride(t->geom, IntSpan(shape.data(), sizes.size), st.data()))
@@ -757,7 +758,7 @@ Result<Tensor> view(const Tensor& t, IntSpan sizes) {
 
 Result<Tensor> reshape(Context& ctx, const Tensor& t, IntSpan sizes) {
   DeviceScope device(ctx, *t);  // Note [Meta execution]
-  std::array<int64_t, kGeometryMaxDims> shape{}, st{};
+  std::array<int64_t, kGeometryMaxDims> shape, st;  // as in view
   Status s = infer_size(sizes, t->numel(), shape.data());
   if (!s.ok()) return s.error();
   IntSpan sh(shape.data(), sizes.size);
@@ -822,7 +823,7 @@ Status select_geometry(const Tensor& t, int64_t dim, int64_t index, Geometry* ou
 }  // namespace
 
 Result<Tensor> select(const Tensor& t, int64_t dim, int64_t index) {
-  Geometry g;
+  Geometry g(0);  // Note [Geometry copies]: the *_geometry function fills it
   if (Status st = select_geometry(t, dim, index, &g); !st.ok()) return st.error();
   return make_view(t, g);
 }
@@ -869,13 +870,13 @@ Status narrow_geometry(const Tensor& t, int64_t dim, int64_t start, int64_t leng
 }  // namespace
 
 Result<Tensor> slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step) {
-  Geometry g;
+  Geometry g(0);  // Note [Geometry copies]: the *_geometry function fills it
   if (Status st = slice_geometry(t, dim, start, end, step, &g); !st.ok()) return st.error();
   return make_view(t, g);
 }
 
 Result<Tensor> narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
-  Geometry g;
+  Geometry g(0);  // Note [Geometry copies]: the *_geometry function fills it
   if (Status st = narrow_geometry(t, dim, start, length, &g); !st.ok()) return st.error();
   return make_view(t, g);
 }
@@ -1151,7 +1152,7 @@ Result<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim, int64_t i
   int64_t last = dim_size - split_size * (num - 1);
   // LibTorch builds every piece (each bounds-checked) before one is picked
   // (Note [Pieces as geometries]).
-  Geometry piece, picked;
+  Geometry piece(0), picked(0);  // Note [Geometry copies]
   for (int64_t k = 0; k < num; ++k) {
     Status st = narrow_geometry(t, dim, k * split_size, k < num - 1 ? split_size : last, &piece);
     if (!st.ok()) return st.error();
@@ -1184,7 +1185,7 @@ Result<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim, int64_t index
   int64_t last = dim_size - split_size * (num - 1);
   // LibTorch builds every piece (each bounds-checked) before one is picked
   // (Note [Pieces as geometries]).
-  Geometry piece, picked;
+  Geometry piece(0), picked(0);  // Note [Geometry copies]
   for (int64_t k = 0; k < num; ++k) {
     Status st = empty_chunks ? narrow_geometry(t, dim, 0, 0, &piece)
                              : narrow_geometry(t, dim, k * split_size,
@@ -1209,7 +1210,7 @@ Result<Tensor> unbind(const Tensor& t, int64_t dim, int64_t index) {
   if (!p.ok()) return p.error();
   // LibTorch selects every slice (each bounds-checked) before one is picked
   // (Note [Pieces as geometries]).
-  Geometry piece, picked;
+  Geometry piece(0), picked(0);  // Note [Geometry copies]
   for (int64_t k = 0; k < size; ++k) {
     Status st = select_geometry(t, dim, k, &piece);
     if (!st.ok()) return st.error();

@@ -48,6 +48,7 @@
 // twin runs them, but their observations are not meant to agree. Nor is who
 // owns the data (C7): lazy_clone of a from_blob tensor raises on eager and
 // not on its fake twin, which has no data.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -290,8 +291,12 @@ class FakeTwinBackend final : public Backend {
     // The strides of a 0-element output are not significant (F6's rule,
     // oracles/compare.cpp): LibTorch's CPU and meta kernels disagree there.
     const bool strides_count = a.numel() > 0;
-    bool same = a.geom.rank == b.geom.rank && a.geom.sizes == b.geom.sizes &&
-                (!strides_count || a.geom.strides == b.geom.strides) &&
+    // The dims below the rank (Note [Geometry copies] in impl/geometry.h).
+    const int n = a.geom.rank;
+    bool same = n == b.geom.rank &&
+                std::equal(a.geom.sizes.begin(), a.geom.sizes.begin() + n, b.geom.sizes.begin()) &&
+                (!strides_count || std::equal(a.geom.strides.begin(), a.geom.strides.begin() + n,
+                                              b.geom.strides.begin())) &&
                 a.geom.offset == b.geom.offset && a.dtype == b.dtype && a.fake == b.fake &&
                 a.storage->nbytes() == b.storage->nbytes();
     if (!same)

@@ -137,8 +137,7 @@ inline void observe_sparse_storage_none(VarObs* v, int rank, const int64_t* size
 
 /// The variable's geometry (sizes, strides, offset, itemsize).
 inline Geometry observed_geometry(const VarObs& v) {
-  Geometry g;
-  g.rank = v.rank;
+  Geometry g(v.rank);
   for (int d = 0; d < v.rank; ++d) {
     g.sizes[d] = v.sizes[d];
     g.strides[d] = v.strides[d];
