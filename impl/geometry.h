@@ -24,9 +24,10 @@ inline constexpr int kGeometryMaxDims = 16;
 // Note [Geometry copies]
 // A Geometry holds room for kGeometryMaxDims dims (280 bytes), and the view
 // ops copy one up to four times per step. A copy takes the dims below its
-// rank and leaves the rest unset, so it costs what the rank needs: the whole
-// struct's copy (a `rep movs` in GCC's code) was about 10% of the
-// reference's execution (issue 8: halving kGeometryMaxDims gave 10%). The
+// rank and leaves the rest unset, so it costs what the rank needs, where
+// GCC copied and zeroed the whole struct with `rep movs`/`rep stos` (issue
+// 8: a build with kGeometryMaxDims halved ran the reference's execution
+// about 10% faster; copying by the rank gave about 5%). The
 // entries at rank and past it are not part of the geometry: a copy or
 // Geometry(rank) leaves them unset, code that lowers `rank` leaves them
 // stale, and nothing reads or compares them (fake_twin_backend.cpp compares
@@ -44,8 +45,7 @@ struct Geometry {
   /// `rank` dims of size and stride 0, the entries past them unset (Note
   /// [Geometry copies]): for a geometry its builder fills.
   explicit Geometry(int rank_) noexcept : rank(rank_) {
-    const int n = rank < 0 ? 0 : rank > kGeometryMaxDims ? kGeometryMaxDims : rank;
-    for (int k = 0; k < n; ++k) sizes[k] = strides[k] = 0;
+    for (int k = 0, n = dims(); k < n; ++k) sizes[k] = strides[k] = 0;
   }
   /// Note [Geometry copies]: the dims below the rank; the rest unset.
   Geometry(const Geometry& o) noexcept : rank(o.rank), offset(o.offset), itemsize(o.itemsize) {
@@ -78,9 +78,12 @@ struct Geometry {
   bool has_overlap() const;
 
  private:
+  /// The rank clamped to the arrays: what a copy or Geometry(rank) writes.
+  int dims() const noexcept {
+    return rank < 0 ? 0 : rank > kGeometryMaxDims ? kGeometryMaxDims : rank;
+  }
   void copy_dims(const Geometry& o) noexcept {
-    const int n = rank < 0 ? 0 : rank > kGeometryMaxDims ? kGeometryMaxDims : rank;
-    for (int k = 0; k < n; ++k) {
+    for (int k = 0, n = dims(); k < n; ++k) {
       sizes[k] = o.sizes[k];
       strides[k] = o.strides[k];
     }
