@@ -389,7 +389,7 @@ struct FakeHook {
   std::shared_ptr<std::set<const TensorImpl*>> seen_tensors;
   /// Every real storage the hook converted, held weakly (F3's "alive"); an
   /// entry whose storage died is replaced when its address comes back.
-  std::shared_ptr<std::map<const Storage*, std::weak_ptr<Storage>>> converted;
+  std::shared_ptr<std::map<const Storage*, WeakRc<Storage>>> converted;
   /// Per-step tables, kept for their capacity (the hook runs after every
   /// step of every fuzzed program): indexed by class id + 1, and keyed by
   /// meta storage.
@@ -426,7 +426,7 @@ struct FakeHook {
       conv = std::make_shared<MetaConverter>();
       seen = std::make_shared<std::set<const Storage*>>();
       seen_tensors = std::make_shared<std::set<const TensorImpl*>>();
-      converted = std::make_shared<std::map<const Storage*, std::weak_ptr<Storage>>>();
+      converted = std::make_shared<std::map<const Storage*, WeakRc<Storage>>>();
     }
     const size_t nv = after.vars.size();
     Scratch& sc = *scratch;
@@ -584,11 +584,11 @@ struct ConversionHook {
     /// A conversion: the real tensor, its result, and the real storage it
     /// had then (set_ may move the tensor to another one later).
     struct Converted {
-      std::weak_ptr<TensorImpl> real, result;
-      std::weak_ptr<Storage> from;
+      WeakRc<TensorImpl> real, result;
+      WeakRc<Storage> from;
     };
     std::vector<Converted> tensors;
-    std::map<const Storage*, std::pair<std::weak_ptr<Storage>, std::weak_ptr<Storage>>> storages;
+    std::map<const Storage*, std::pair<WeakRc<Storage>, WeakRc<Storage>>> storages;
     std::vector<std::weak_ptr<SparseTensorImpl>> sparse;  ///< converted real sparse tensors
   };
   std::shared_ptr<std::array<Conv, 2>> conv;  ///< [0] meta, [1] fake
@@ -767,7 +767,7 @@ struct ConversionHook {
       // A live converted tensor that set_ moved keeps the entry of the
       // storage it was converted from, dead or not (PyTorch's converters
       // drop it at the tensor's death): once per dead storage.
-      std::vector<std::weak_ptr<Storage>> pinned;
+      std::vector<WeakRc<Storage>> pinned;
       for (const auto& e : c.tensors) {
         auto t = e.real.lock();
         if (!t || !has(bound, t.get()) || !e.from.expired()) continue;

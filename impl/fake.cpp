@@ -185,7 +185,7 @@ Result<std::vector<Tensor>> fallback_inputs(Context& ctx, const std::vector<Tens
     int64_t& n = need[f->storage.get()];
     n = std::max({n, bytes, f->storage->nbytes()});
   }
-  std::unordered_map<const Storage*, std::shared_ptr<Storage>> real_storage;
+  std::unordered_map<const Storage*, Rc<Storage>> real_storage;
   std::unordered_map<const TensorImpl*, Tensor> real_tensor;
   std::vector<Tensor> reals;
   for (const Tensor& f : fakes) {
@@ -194,7 +194,7 @@ Result<std::vector<Tensor>> fallback_inputs(Context& ctx, const std::vector<Tens
       reals.push_back(same->second);
       continue;
     }
-    std::shared_ptr<Storage>& s = real_storage[f->storage.get()];
+    Rc<Storage>& s = real_storage[f->storage.get()];
     if (!s) {
       auto a = Storage::allocate(&ctx.budget, need[f->storage.get()], "fallback");
       if (!a.ok()) return a.error();

@@ -115,14 +115,14 @@ class MetaConverter {
 
  private:
   struct TensorEntry {
-    std::weak_ptr<TensorImpl> real;
+    WeakRc<TensorImpl> real;
     Tensor strong;  ///< only under the planted fault memo_strong_ref
     Tensor meta;
     const Storage* storage_key = nullptr;
   };
   struct StorageEntry {
-    std::weak_ptr<Storage> real;
-    std::shared_ptr<Storage> meta;
+    WeakRc<Storage> real;
+    Rc<Storage> meta;
     int64_t tensors = 0;  ///< live tensor entries that use it
   };
   struct SparseEntry {

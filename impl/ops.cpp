@@ -2084,7 +2084,7 @@ Status shrink(const Tensor& t) {
 }
 
 Status rehydrate(Context& ctx, const std::vector<Tensor>& live,
-                 std::vector<std::weak_ptr<Storage>>* restored) {
+                 std::vector<WeakRc<Storage>>* restored) {
   // R5: per storage, the largest extent among its emptied tensors.
   std::vector<std::pair<Storage*, int64_t>> need;
   for (const Tensor& t : live) {
@@ -2122,7 +2122,7 @@ Status rehydrate(Context& ctx, const std::vector<Tensor>& live,
   return {};
 }
 
-Status reshrink(std::vector<std::weak_ptr<Storage>>* restored) {
+Status reshrink(std::vector<WeakRc<Storage>>* restored) {
   // Weak: a storage whose tensors all died is gone, not kept alive here (C2).
   for (const auto& w : *restored)
     if (auto s = w.lock(); s && !s->resizable())

@@ -185,9 +185,9 @@ Status shrink(const Tensor& t);
 /// largest extent among them and is zeroed; aliasing is kept. The restored
 /// storages are appended to *restored (for reshrink).
 Status rehydrate(Context& ctx, const std::vector<Tensor>& live,
-                 std::vector<std::weak_ptr<Storage>>* restored);
+                 std::vector<WeakRc<Storage>>* restored);
 /// Shrinks every storage in `restored` back to 0 bytes and clears the list.
-Status reshrink(std::vector<std::weak_ptr<Storage>>* restored);
+Status reshrink(std::vector<WeakRc<Storage>>* restored);
 /// R6: the storage grows or shrinks to `nbytes`, keeping min(old, new)
 /// bytes, zero-filling growth. kNonResizable / kInvalidArgument for < 0.
 Status resize_storage(Context& ctx, const Tensor& t, int64_t nbytes);

@@ -138,11 +138,43 @@ struct PoolAllocator {
   }
 };
 
-/// std::make_shared through the pool: the object and its control block in
-/// one pooled block.
+// Note [Single-threaded counts]
+// The reference's tensors, storages and version counters are held by
+// shared_ptrs whose counts a view, an operand or a program variable changes
+// several times per step. std::shared_ptr counts atomically whenever the
+// process may have threads, and with LibTorch's thread pools linked in it
+// always may: every copy and release was a `lock` instruction, about 6% of
+// the reference's execution (perf, issue 8). These objects belong to the
+// backend that made them, and a backend to one thread (each gate job makes
+// its own; BlockRef's counts in impl/storage.h are not atomic either), so
+// Rc and WeakRc are shared_ptr and weak_ptr with libstdc++'s
+// single-threaded lock policy, whose counts are plain increments. Elsewhere
+// (another standard library) they are std::shared_ptr and std::weak_ptr.
+// So two threads must never hold Rcs to one object at once (a data race on
+// its counts, as on a BlockRef's); a thread may pass its last one to
+// another, and the pool takes the block back on any thread.
+#if defined(__GLIBCXX__)
+template <class T>
+using Rc = std::__shared_ptr<T, __gnu_cxx::_S_single>;
+template <class T>
+using WeakRc = std::__weak_ptr<T, __gnu_cxx::_S_single>;
+#else
+template <class T>
+using Rc = std::shared_ptr<T>;
+template <class T>
+using WeakRc = std::weak_ptr<T>;
+#endif
+
+/// std::make_shared through the pool, as an Rc: the object and its control
+/// block in one pooled block.
 template <class T, class... Args>
-std::shared_ptr<T> make_pooled(Args&&... args) {
+Rc<T> make_pooled(Args&&... args) {
+#if defined(__GLIBCXX__)
+  return std::__allocate_shared<T, __gnu_cxx::_S_single>(PoolAllocator<T>(),
+                                                         std::forward<Args>(args)...);
+#else
   return std::allocate_shared<T>(PoolAllocator<T>(), std::forward<Args>(args)...);
+#endif
 }
 
 }  // namespace storcheck

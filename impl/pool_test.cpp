@@ -7,6 +7,7 @@
 #include <cstring>
 #include <set>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "impl/tensor.h"
@@ -103,8 +104,22 @@ TEST(Pool, ABlockTakenAfterItsThreadsCacheDiedHasItsClassSize) {
   g_late_block = nullptr;
 }
 
+// Note [Single-threaded counts]: the reference's handles count without
+// atomics where the standard library allows it.
+TEST(Pool, ReferenceHandlesCountWithoutAtomics) {
+#if defined(__GLIBCXX__)
+  constexpr auto kSingle = __gnu_cxx::_S_single;
+  EXPECT_TRUE((std::is_same_v<Tensor, std::__shared_ptr<TensorImpl, kSingle>>));
+  EXPECT_TRUE((std::is_same_v<decltype(TensorImpl::storage), std::__shared_ptr<Storage, kSingle>>));
+  EXPECT_TRUE((std::is_same_v<decltype(TensorImpl::version), std::__shared_ptr<int64_t, kSingle>>));
+  EXPECT_TRUE((std::is_same_v<decltype(make_pooled<Storage>(1, 0)), Rc<Storage>>));
+#else
+  GTEST_SKIP() << "not libstdc++: Rc is std::shared_ptr";
+#endif
+}
+
 TEST(Pool, PooledTensorsShareAndReleaseLikeMakeShared) {
-  std::weak_ptr<TensorImpl> weak;
+  WeakRc<TensorImpl> weak;
   {
     Tensor t = make_pooled<TensorImpl>();
     t->version = make_pooled<int64_t>(7);

@@ -65,7 +65,7 @@ struct SparseTensorImpl {
   /// S2: the accessors' results are views of the sparse tensor, so they all
   /// share this one version counter (PyTorch: a write through values() bumps
   /// s._version and every accessor's). Made by the first accessor call.
-  mutable std::shared_ptr<int64_t> version;
+  mutable Rc<int64_t> version;
 
   int rank() const { return static_cast<int>(sizes.size()); }
   /// Specified elements (blocks for BSR/BSC); per batch for compressed layouts.

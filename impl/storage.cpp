@@ -51,14 +51,13 @@ void BlockRef::release(DataBlock* b) noexcept { pool_deallocate(b, sizeof(DataBl
 
 Storage::Storage(int64_t id, int64_t nbytes) : id_(id), nbytes_(0) { resize(nbytes); }
 
-Result<std::shared_ptr<Storage>> Storage::allocate(AllocBudget* budget, int64_t nbytes,
-                                                   const char* op) {
+Result<Rc<Storage>> Storage::allocate(AllocBudget* budget, int64_t nbytes, const char* op) {
   Status st = budget->charge(nbytes, op);
   if (!st.ok()) return st.error();
   return make_pooled<Storage>(g_next_storage_id++, nbytes);
 }
 
-std::shared_ptr<Storage> Storage::make_meta(int64_t nbytes) {
+Rc<Storage> Storage::make_meta(int64_t nbytes) {
   auto s = make_pooled<Storage>(g_next_storage_id++, 0);
   s->meta_ = true;
   s->nbytes_ = nbytes;
@@ -94,7 +93,7 @@ void Storage::resize(int64_t nbytes) {
   nbytes_ = nbytes;
 }
 
-std::shared_ptr<Storage> Storage::lazy_clone() {
+Rc<Storage> Storage::lazy_clone() {
   cow_ = true;
   auto c = make_pooled<Storage>(g_next_storage_id++, 0);
   c->block_ = block_;

@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "impl/error.h"
+#include "impl/pool.h"
 
 namespace storcheck {
 
@@ -86,12 +87,11 @@ class Storage {
  public:
   Storage(int64_t id, int64_t nbytes);
   /// A zero-filled storage of `nbytes`, charged to `budget`.
-  static Result<std::shared_ptr<Storage>> allocate(AllocBudget* budget, int64_t nbytes,
-                                                   const char* op);
+  static Result<Rc<Storage>> allocate(AllocBudget* budget, int64_t nbytes, const char* op);
 
   /// A storage on the meta device: `nbytes` and no data; allocates and
   /// charges nothing (F2, F8).
-  static std::shared_ptr<Storage> make_meta(int64_t nbytes);
+  static Rc<Storage> make_meta(int64_t nbytes);
 
   int64_t id() const { return id_; }
   /// On the meta device: no data, reads and writes touch nothing.
@@ -123,7 +123,7 @@ class Storage {
   bool foreign() const { return foreign_; }
   void set_foreign(bool f) { foreign_ = f; }
   /// C1/C2: a new storage object sharing this one's block; both become COW.
-  std::shared_ptr<Storage> lazy_clone();
+  Rc<Storage> lazy_clone();
 
  private:
   /// mutable_data() of a COW storage: copies the block when others share it

@@ -26,10 +26,10 @@
 namespace storcheck {
 
 struct TensorImpl {
-  std::shared_ptr<Storage> storage;
+  Rc<Storage> storage;
   Geometry geom;  ///< geom.itemsize == itemsize(dtype)
   DType dtype = DType::kF32;
-  std::shared_ptr<int64_t> version;
+  Rc<int64_t> version;
   /// A fake tensor (FakeTensorMode): a meta storage, reported on the real
   /// device it stands for (F1). Ops on fake tensors give fake tensors.
   bool fake = false;
@@ -52,7 +52,7 @@ struct TensorImpl {
   int64_t stride(int d) const { return geom.strides[d]; }
   int64_t numel() const;  ///< product of sizes: 0 with a size-0 dim, else no overflow (it exists)
 };
-using Tensor = std::shared_ptr<TensorImpl>;
+using Tensor = Rc<TensorImpl>;
 
 /// A read-only view of an int64 list (sizes, strides, dims).
 struct IntSpan {

@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "impl/fake.h"
+#include "impl/pool.h"
 #include "impl/sparse.h"
 #include "impl/tensor.h"
 #include "oracles/backend.h"
@@ -169,7 +170,7 @@ class FakeTwinBackend final : public Backend {
     const SparseTensor* r = real_->reference_sparse(s.out);
     SC_ASSERT(r && *r, "fake twin: " + std::string(s.info().name) + " bound no sparse tensor");
     auto t = std::make_shared<SparseTensorImpl>(**r);
-    t->version = (*r)->version ? std::make_shared<int64_t>(*(*r)->version) : nullptr;
+    t->version = (*r)->version ? make_pooled<int64_t>(*(*r)->version) : nullptr;
     for (Tensor* part : {&t->indices, &t->compressed_indices, &t->plain_indices, &t->values}) {
       if (!*part) continue;
       Result<Tensor> f = twin_part(*part);
@@ -197,10 +198,10 @@ class FakeTwinBackend final : public Backend {
       const Tensor* rt = real_->reference_tensor(v);
       const Tensor* ft = fakes_->reference_tensor(v);
       if (!rt || !ft || !*rt || !*ft || (*rt)->storage != part->storage) continue;
-      auto f = std::make_shared<TensorImpl>(*part);
+      auto f = make_pooled<TensorImpl>(*part);
       f->storage = (*ft)->storage;
-      f->version = (*rt)->version == part->version ? (*ft)->version
-                                                   : std::make_shared<int64_t>(*part->version);
+      f->version =
+          (*rt)->version == part->version ? (*ft)->version : make_pooled<int64_t>(*part->version);
       f->fake = true;
       return Tensor(std::move(f));
     }

@@ -630,7 +630,7 @@ class ReferenceBackend final : public Backend {
   /// hold only empty entries, which begin and bind_strided skip (most
   /// programs are strided; issue 8).
   bool sparse_used_ = false;
-  std::vector<std::weak_ptr<Storage>> restored_;  ///< for reshrink
+  std::vector<WeakRc<Storage>> restored_;  ///< for reshrink
   MetaConverter fake_conv_{true}, meta_conv_{false};  ///< `fake` and `meta` steps (F2, F3)
   std::vector<const uint8_t*> last_data_;  ///< data pointers at the last observe
   /// Materializations that copied in this backend's steps since begin (C4).
