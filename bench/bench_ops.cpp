@@ -212,7 +212,7 @@ std::string replay(Backend& b, const Program& p) {
     if (e.kind != ErrorKind::kNone)
       return what + " failed: " + std::string(error_kind_name(e.kind)) + ": " + e.message;
     // A refused step (cuda without a GPU) would time the refusal, not the op.
-    if (std::string why = b.take_refusal(); !why.empty()) return what + " refused: " + why;
+    if (std::string why; b.take_refusal(&why)) return what + " refused: " + why;
   }
   return "";
 }

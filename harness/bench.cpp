@@ -440,7 +440,7 @@ int64_t execute_alone(Backend* backend, const Program& p) {
     if (reads_unbound(step, bound)) continue;
     ++steps_run;
     const bool failed = backend->run_step(step).kind != ErrorKind::kNone;
-    if (!backend->take_refusal().empty()) break;
+    if (backend->take_refusal(nullptr)) break;
     if (step.out != kNoVar) bound[step.out] = failed ? 0 : 1;
     if (step.op == OpId::kDrop) bound[step.args[0].var] = 0;
   }
@@ -473,7 +473,7 @@ class PlantedTransposeBackend final : public Backend {
   void observe(Observation* obs, const ObserveScope& scope) override {
     inner_->observe(obs, scope);
   }
-  std::string take_refusal() override { return inner_->take_refusal(); }
+  bool take_refusal(std::string* why) override { return inner_->take_refusal(why); }
   const Tensor* reference_tensor(VarId v) const override { return inner_->reference_tensor(v); }
   bool rebind(VarId v, Tensor t) override { return inner_->rebind(v, std::move(t)); }
   const SparseTensor* reference_sparse(VarId v) const override {

@@ -787,7 +787,7 @@ std::string Emitter::run() {
     ref->observe(&after);
     // Note [sum in f64] (impl/ops.cpp): what the reference refuses has no
     // expected outcome to check (Note [Step outcome rules] rule 5).
-    if (std::string refused = ref->take_refusal(); !refused.empty()) {
+    if (std::string refused; ref->take_refusal(&refused)) {
       stop(k, "the reference refuses it (" + refused + "); `storcheck repro` runs this step");
       return assemble();
     }

@@ -43,7 +43,7 @@ class PlantedObservation final : public Backend {
     if (steps_ == after_step_ && static_cast<size_t>(var_) < obs->vars.size())
       plant_(&obs->vars[static_cast<size_t>(var_)]);
   }
-  std::string take_refusal() override { return inner_->take_refusal(); }
+  bool take_refusal(std::string* why) override { return inner_->take_refusal(why); }
   const Tensor* reference_tensor(VarId v) const override { return inner_->reference_tensor(v); }
 
  private:

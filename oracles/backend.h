@@ -92,11 +92,16 @@ class Backend {
   virtual std::string take_invariant_finding() { return std::string(); }
   /// The Mismatch::field a take_unsafe_finding() result is reported under.
   virtual std::string_view finding_field() const { return "eager_unsafe"; }
-  /// Why the backend refused the last step without running it ("" when it
-  /// ran): the step is one this backend cannot express or run faithfully,
-  /// and the Runner ends the comparison there as not comparable (Note [Step
-  /// outcome rules] rule 5 in oracles/runner.h). run_step then returns kNone.
-  virtual std::string take_refusal() { return std::string(); }
+  /// Whether the backend refused the last step without running it (false
+  /// when it ran), with the reason moved into `*why` unless `why` is null:
+  /// the step is one this backend cannot express or run faithfully, and the
+  /// Runner ends the comparison there as not comparable (Note [Step outcome
+  /// rules] rule 5 in oracles/runner.h). run_step then returns kNone. Every
+  /// step asks, so the answer "no" makes no string (issue 8).
+  virtual bool take_refusal(std::string* why) {
+    (void)why;
+    return false;
+  }
   /// The reference's tensor bound to `v` (null when unbound, or for a
   /// backend that is not the reference): the meta/fake checks convert the
   /// reference's own tensors (harness/invariants.h kFakeAliasing).
@@ -124,6 +129,16 @@ class Backend {
     (void)v;
     (void)t;
     return false;
+  }
+
+ protected:
+  /// take_refusal over a backend's pending reason ("" for none): hands it
+  /// to `why` (dropped when null) and clears it.
+  static bool hand_over_refusal(std::string* pending, std::string* why) {
+    if (pending->empty()) return false;
+    if (why) *why = std::move(*pending);
+    pending->clear();
+    return true;
   }
 };
 

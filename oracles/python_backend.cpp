@@ -370,7 +370,7 @@ class PythonBackend final : public Backend {
 
   void observe(Observation* obs, const ObserveScope& scope = {}) override;
 
-  std::string take_refusal() override { return std::exchange(refusal_, {}); }
+  bool take_refusal(std::string* why) override { return hand_over_refusal(&refusal_, why); }
 
   /// Case 5 of Note [Steps the PyTorch backend refuses] for expand: a size
   /// that storcheck's LibTorch backend rejects where LibTorch would take it

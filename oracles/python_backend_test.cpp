@@ -124,7 +124,8 @@ TEST(PytorchBackend, FakeConversionGivesExpectedMemoStats) {
     ASSERT_EQ(b.run_step(s).kind, ErrorKind::kNone) << print_step(p, s);
     Observation o;
     b.observe(&o);
-    EXPECT_EQ(b.take_refusal(), "");
+    std::string why;
+    EXPECT_FALSE(b.take_refusal(&why)) << why;
     EXPECT_EQ(b.take_unsafe_finding(), "") << print_step(p, s);
     if (s.op == OpId::kMemoStats) {
       EXPECT_TRUE(o.memo_known);
@@ -826,7 +827,8 @@ std::vector<std::string> step_notes(const Program& p, Observation* o) {
   std::vector<std::string> notes;
   for (const Step& s : p.steps) {
     EXPECT_EQ(b.run_step(s).kind, ErrorKind::kNone) << print_step(p, s);
-    EXPECT_EQ(b.take_refusal(), "") << print_step(p, s);
+    std::string why;
+    EXPECT_FALSE(b.take_refusal(&why)) << print_step(p, s) << ": " << why;
     b.observe(o);
     notes.push_back(o->step_note);
   }

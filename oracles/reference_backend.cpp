@@ -170,10 +170,7 @@ class ReferenceBackend final : public Backend {
     return {};
   }
 
-  std::string take_refusal() override {
-    if (refusal_.empty()) return {};  // every step asks; a sum's rarely has one (issue 8)
-    return std::exchange(refusal_, {});
-  }
+  bool take_refusal(std::string* why) override { return hand_over_refusal(&refusal_, why); }
 
   const Tensor* reference_tensor(VarId v) const override {
     if (v < 0 || static_cast<size_t>(v) >= vars_.size() || !vars_[static_cast<size_t>(v)])
@@ -630,7 +627,7 @@ class ReferenceBackend final : public Backend {
   /// hold only empty entries, which begin and bind_strided skip (most
   /// programs are strided; issue 8).
   bool sparse_used_ = false;
-  std::vector<WeakRc<Storage>> restored_;  ///< for reshrink
+  std::vector<WeakRc<Storage>> restored_;             ///< for reshrink
   MetaConverter fake_conv_{true}, meta_conv_{false};  ///< `fake` and `meta` steps (F2, F3)
   std::vector<const uint8_t*> last_data_;  ///< data pointers at the last observe
   /// Materializations that copied in this backend's steps since begin (C4).

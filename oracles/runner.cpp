@@ -384,8 +384,8 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
       }
     }
     for (size_t b = 0; b < nb; ++b) {
-      std::string why = backends_[b]->take_refusal();
-      if (why.empty()) continue;
+      std::string why;
+      if (!backends_[b]->take_refusal(&why)) continue;
       // --eager-unsafe: plain LibTorch crashing on the refused step is a
       // finding (Note [Crash-isolated unsafe mode], oracles/torch_backend.cpp).
       std::string unsafe = backends_[b]->take_unsafe_finding();

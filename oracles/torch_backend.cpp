@@ -534,7 +534,7 @@ class TorchBackend final : public Backend {
   void set_check_device_memory(bool on) { check_memory_ = on && device_.is_cuda(); }
   std::string take_unsafe_finding() override { return std::exchange(unsafe_finding_, {}); }
   std::string take_invariant_finding() override { return std::exchange(invariant_finding_, {}); }
-  std::string take_refusal() override { return std::exchange(refusal_, {}); }
+  bool take_refusal(std::string* why) override { return hand_over_refusal(&refusal_, why); }
 
   void observe(Observation* obs, const ObserveScope& scope = {}) override;
 
