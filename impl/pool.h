@@ -143,8 +143,9 @@ struct PoolAllocator {
 // shared_ptrs whose counts a view, an operand or a program variable changes
 // several times per step. std::shared_ptr counts atomically whenever the
 // process may have threads, and with LibTorch's thread pools linked in it
-// always may: every copy and release was a `lock` instruction, about 6% of
-// the reference's execution (perf, issue 8). These objects belong to the
+// always may: every copy and release was a `lock` instruction (perf put
+// about 6% of the reference's execution samples on them; the measured gain
+// was 1-6%: README.md, Measured figures). These objects belong to the
 // backend that made them, and a backend to one thread (each gate job makes
 // its own; BlockRef's counts in impl/storage.h are not atomic either), so
 // Rc and WeakRc are shared_ptr and weak_ptr with libstdc++'s
