@@ -151,9 +151,10 @@ struct PoolAllocator {
 // Rc and WeakRc are shared_ptr and weak_ptr with libstdc++'s
 // single-threaded lock policy, whose counts are plain increments. Elsewhere
 // (another standard library) they are std::shared_ptr and std::weak_ptr.
-// So two threads must never hold Rcs to one object at once (a data race on
-// its counts, as on a BlockRef's); a thread may pass its last one to
-// another, and the pool takes the block back on any thread.
+// (A SparseTensor stays a std::shared_ptr: few steps copy one.) Two threads
+// must never hold Rcs to one object at once (a data race on its counts, as
+// on a BlockRef's); a thread may pass its last one to another, and the pool
+// takes the block back on any thread.
 #if defined(__GLIBCXX__)
 template <class T>
 using Rc = std::__shared_ptr<T, __gnu_cxx::_S_single>;

@@ -100,6 +100,27 @@ TEST(Runner, TheReferenceRefusesASumWhoseOrderDecides) {
   EXPECT_EQ(all.steps_run, 3);
 }
 
+// Backend::take_refusal hands a refusal over once: the reason into *why,
+// or dropped when why is null; the next ask says no.
+TEST(Runner, ARefusalIsTakenOnceWithOrWithoutItsReason) {
+  auto a = make_reference_backend();
+  Program p = parse_ok(
+      "t0 = arange [5] f64\nt1 = as_strided t0 [] [] 4\nfill_ t1 9007199254740992\n"
+      "t2 = sum t0\n");
+  for (bool keep : {true, false}) {
+    a->begin(p, Limits{});
+    std::string why;
+    for (size_t k = 0; k + 1 < p.steps.size(); ++k) {
+      ASSERT_EQ(a->run_step(p.steps[k]).kind, ErrorKind::kNone);
+      EXPECT_FALSE(a->take_refusal(&why)) << why;
+    }
+    ASSERT_EQ(a->run_step(p.steps.back()).kind, ErrorKind::kNone);
+    EXPECT_TRUE(a->take_refusal(keep ? &why : nullptr));
+    EXPECT_EQ(why.rfind("sum: the f64 sum of these elements rounds", 0) == 0, keep) << why;
+    EXPECT_FALSE(a->take_refusal(&why));
+  }
+}
+
 TEST(Runner, NamesFirstDifferingStepVariableAndField) {
   auto a = make_reference_backend();
   SkewedBackend b(2);
