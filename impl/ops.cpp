@@ -719,8 +719,14 @@ Result<Tensor> rand(Context& ctx, IntSpan sizes, DType d, int64_t seed) {
   auto r = new_contiguous(ctx, sizes, d, "rand");
   if (!r.ok()) return r;
   const TensorImpl& t = *r.value();
-  int64_t n = t.numel();
-  for (int64_t k = 0; k < n; ++k) store_double(elem_w(t, k), d, rand_value(seed, k, d));
+  const int64_t n = t.numel();
+  uint8_t* data = t.storage->mutable_data();
+  visit_dtype(d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    constexpr DType D = decltype(tag)::dtype;
+    for (int64_t k = 0; k < n; ++k)
+      store_item<T>(data + k * int64_t{sizeof(T)}, rand_item<D, T>(seed, k));
+  });
   return r;
 }
 

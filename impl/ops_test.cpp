@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -121,6 +122,21 @@ TEST_F(OpsTest, RandElementsAreRandValueOfSeedAndIndex) {
   for (int k = 0; k < 6; ++k) expected.push_back(rand_value(42, k, DType::kF64));
   EXPECT_EQ(values(t), expected);
   EXPECT_EQ(strides(t), (I{3, 1}));
+}
+
+// rand's typed loop (rand_item) stores, in every dtype, the bytes that
+// store_double(rand_value) stores: the LibTorch backend fills its tensor so.
+TEST_F(OpsTest, RandStoresStoreDoubleOfRandValueInEveryDType) {
+  for (DType d : {DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kU8, DType::kBool}) {
+    Tensor t = must(rand(ctx, Ints{4, 16}, d, 1234));
+    const int64_t size = itemsize(d);
+    std::vector<uint8_t> expected(static_cast<size_t>(64 * size));
+    for (int64_t k = 0; k < 64; ++k)
+      store_double(expected.data() + k * size, d, rand_value(1234, k, d));
+    ASSERT_EQ(t->storage->nbytes(), 64 * size);
+    EXPECT_TRUE(std::equal(expected.begin(), expected.end(), t->storage->read_data()))
+        << "dtype " << static_cast<int>(d);
+  }
 }
 
 TEST_F(OpsTest, EmptyStridedKeepsStridesAndIsZeroFilledR6) {
