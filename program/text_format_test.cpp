@@ -109,6 +109,29 @@ TEST(TextFormatRoundTrip, ParsedStepsCarryTypedArguments) {
   EXPECT_EQ(print_step(r.program, tr), "t1 = transpose t0 -1 0");
 }
 
+// Note [Arg payload]: an Arg's int, scalar and list share their bytes; an
+// Arg reads, compares and prints the one its kind names.
+TEST(TextFormatRoundTrip, ArgsReadComparePrintTheMemberTheirKindNames) {
+  const Arg def;
+  EXPECT_EQ(def.kind, ArgKind::kNone);
+  EXPECT_EQ(def.list.size(), 0);  // a default Arg holds a zeroed list
+  // Same leading bytes (7), different kinds: different arguments.
+  EXPECT_FALSE(Arg::integer(7) == Arg::ints(IntList{7}));
+  EXPECT_TRUE(Arg::ints(IntList{1, 2}) == Arg::ints(IntList{1, 2}));
+  EXPECT_FALSE(Arg::ints(IntList{1, 2}) == Arg::ints(IntList{1, 2, 3}));
+  // A float scalar overwrites the bytes of the list it replaces.
+  Arg a = Arg::ints(IntList{5, 6, 7});
+  a = Arg::scalar_arg(ScalarLit::floating(2.5));
+  EXPECT_EQ(a.kind, ArgKind::kScalar);
+  EXPECT_TRUE(a.scalar == ScalarLit::floating(2.5));
+  ParseResult r = parse_program("t0 = full [2] 1 f32\n");
+  ASSERT_TRUE(r.ok()) << r.error.to_string();
+  r.program.steps[0].args[1] = a;
+  EXPECT_EQ(print_step(r.program, r.program.steps[0]), "t0 = full [2] 2.5 f32");
+  r.program.steps[0].args[0] = Arg::ints(IntList{3, 1});
+  EXPECT_EQ(print_step(r.program, r.program.steps[0]), "t0 = full [3,1] 2.5 f32");
+}
+
 TEST(TextFormatRoundTrip, ListsAllowBlanksInsideAndEmptyListIsRankZero) {
   ParseResult r = parse_program("t0 = zeros [ 2 , 3 ] f32\nt1 = zeros [] f32\n");
   ASSERT_TRUE(r.ok()) << r.error.to_string();
