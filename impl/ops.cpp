@@ -2045,7 +2045,7 @@ Result<Tensor> lazy_clone_impl(Context& ctx, const Tensor& t, bool eager) {
   auto out = make_pooled<TensorImpl>(*t);  // C1: same geometry, offset included
   out->version = make_pooled<int64_t>(0);
   if (eager) {
-    auto s = make_pooled<Storage>(-1, t->storage->nbytes());
+    auto s = make_pooled<Storage>(t->storage->nbytes());
     s->set_resizable(t->storage->resizable());
     s->set_device(t->device());
     if (s->nbytes() > 0)

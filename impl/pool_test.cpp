@@ -112,7 +112,7 @@ TEST(Pool, ReferenceHandlesCountWithoutAtomics) {
   EXPECT_TRUE((std::is_same_v<Tensor, std::__shared_ptr<TensorImpl, kSingle>>));
   EXPECT_TRUE((std::is_same_v<decltype(TensorImpl::storage), std::__shared_ptr<Storage, kSingle>>));
   EXPECT_TRUE((std::is_same_v<decltype(TensorImpl::version), std::__shared_ptr<int64_t, kSingle>>));
-  EXPECT_TRUE((std::is_same_v<decltype(make_pooled<Storage>(1, 0)), Rc<Storage>>));
+  EXPECT_TRUE((std::is_same_v<decltype(make_pooled<Storage>(0)), Rc<Storage>>));
 #else
   GTEST_SKIP() << "not libstdc++: Rc is std::shared_ptr";
 #endif

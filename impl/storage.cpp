@@ -1,7 +1,6 @@
 #include "impl/storage.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <new>
 #include <string>
@@ -29,8 +28,6 @@ Status AllocBudget::charge(int64_t bytes, const char* op) {
 }
 
 namespace {
-std::atomic<int64_t> g_next_storage_id{1};
-
 BlockRef new_block(int64_t nbytes, const uint8_t* keep_from, int64_t keep) {
   if (nbytes == 0) return {};
   BlockRef b = BlockRef::allocate(nbytes);
@@ -49,16 +46,16 @@ BlockRef BlockRef::allocate(int64_t nbytes) {
 
 void BlockRef::release(DataBlock* b) noexcept { pool_deallocate(b, sizeof(DataBlock) + b->size); }
 
-Storage::Storage(int64_t id, int64_t nbytes) : id_(id), nbytes_(0) { resize(nbytes); }
+Storage::Storage(int64_t nbytes) : nbytes_(0) { resize(nbytes); }
 
 Result<Rc<Storage>> Storage::allocate(AllocBudget* budget, int64_t nbytes, const char* op) {
   Status st = budget->charge(nbytes, op);
   if (!st.ok()) return st.error();
-  return make_pooled<Storage>(g_next_storage_id++, nbytes);
+  return make_pooled<Storage>(nbytes);
 }
 
 Rc<Storage> Storage::make_meta(int64_t nbytes) {
-  auto s = make_pooled<Storage>(g_next_storage_id++, 0);
+  auto s = make_pooled<Storage>(0);
   s->meta_ = true;
   s->nbytes_ = nbytes;
   return s;
@@ -95,7 +92,7 @@ void Storage::resize(int64_t nbytes) {
 
 Rc<Storage> Storage::lazy_clone() {
   cow_ = true;
-  auto c = make_pooled<Storage>(g_next_storage_id++, 0);
+  auto c = make_pooled<Storage>(0);
   c->block_ = block_;
   c->nbytes_ = nbytes_;
   c->cow_ = true;

@@ -85,7 +85,9 @@ class BlockRef {
 
 class Storage {
  public:
-  Storage(int64_t id, int64_t nbytes);
+  /// A zero-filled storage of `nbytes`. A storage's identity is its
+  /// address (observations compare Storage pointers): no id is kept.
+  explicit Storage(int64_t nbytes);
   /// A zero-filled storage of `nbytes`, charged to `budget`.
   static Result<Rc<Storage>> allocate(AllocBudget* budget, int64_t nbytes, const char* op);
 
@@ -93,7 +95,6 @@ class Storage {
   /// charges nothing (F2, F8).
   static Rc<Storage> make_meta(int64_t nbytes);
 
-  int64_t id() const { return id_; }
   /// On the meta device: no data, reads and writes touch nothing.
   bool is_meta() const { return meta_; }
   int64_t nbytes() const { return nbytes_; }
@@ -130,7 +131,6 @@ class Storage {
   /// (C4), and the storage stops being COW.
   void materialize();
 
-  int64_t id_;
   int64_t nbytes_;
   BlockRef block_;  ///< null when nbytes_ == 0
   bool resizable_ = true;
