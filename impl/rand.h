@@ -24,17 +24,9 @@ inline uint64_t rand_bits(uint64_t seed, uint64_t index) {
   return z ^ (z >> 31);
 }
 
-/// Floating dtypes: uniform in [0, 1) with 24 random bits (exact in f32).
-/// Integral dtypes: an integer in [0, 10). Bool: 0 or 1.
-inline double rand_value(int64_t seed, int64_t index, DType d) {
-  uint64_t bits = rand_bits(static_cast<uint64_t>(seed), static_cast<uint64_t>(index));
-  if (is_floating(d)) return static_cast<double>(bits >> 40) * (1.0 / 16777216.0);
-  if (d == DType::kBool) return static_cast<double>(bits & 1);
-  return static_cast<double>(bits % 10);
-}
-
-/// rand_value(seed, index, D) as D's element type T (visit_dtype), the value
-/// store_double would store: every rand value is exact in every dtype.
+/// Element `index` of `rand` with `seed` in dtype D, as D's element type T
+/// (visit_dtype). Floating dtypes: uniform in [0, 1) with 24 random bits
+/// (exact in f32). Integral dtypes: an integer in [0, 10). Bool: 0 or 1.
 template <DType D, typename T>
 T rand_item(int64_t seed, int64_t index) {
   uint64_t bits = rand_bits(static_cast<uint64_t>(seed), static_cast<uint64_t>(index));
@@ -44,6 +36,15 @@ T rand_item(int64_t seed, int64_t index) {
     return typed_from_int<D, T>(static_cast<int64_t>(bits & 1));
   else
     return typed_from_int<D, T>(static_cast<int64_t>(bits % 10));
+}
+
+/// rand_item as a double: every rand value is exact in every dtype, so
+/// store_double(p, d, rand_value(seed, k, d)) stores rand_item's bytes.
+inline double rand_value(int64_t seed, int64_t index, DType d) {
+  return visit_dtype(d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return static_cast<double>(rand_item<decltype(tag)::dtype, T>(seed, index));
+  });
 }
 
 }  // namespace storcheck
