@@ -67,7 +67,8 @@ class [[nodiscard]] Result {
   const T& value() const& { return std::get<0>(v_); }
   T& value() & { return std::get<0>(v_); }
   T&& value() && { return std::get<0>(std::move(v_)); }
-  const Error& error() const { return std::get<1>(v_); }
+  const Error& error() const& { return std::get<1>(v_); }
+  Error&& error() && { return std::get<1>(std::move(v_)); }
 
  private:
   std::variant<T, Error> v_;

@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <vector>
+
+#include "oracles/backend.h"
 #include "program/text_format.h"
 
 namespace storcheck {
@@ -105,6 +109,32 @@ TEST(LayoutPolicy, DeviceOpsTakeRealStridedTensorsAndCooPartsShareADeviceCase7) 
   EXPECT_EQ(mixed.kind, ErrorKind::kDeviceMismatch);
   EXPECT_EQ(mixed.message,
             "sparse_coo_tensor: indices on cpu and values on cuda; they must be on one device");
+}
+
+// The reference backend reads its operands' layouts only once a meta or
+// sparse variable has been bound (issue 8): a meta operand bound by an
+// earlier step is then refused (Case 7) and its errors marked " [meta]" as
+// before, and steps on real operands are not.
+TEST(LayoutPolicy, ReferenceBackendSeesAMetaOperandBoundByAnEarlierStep) {
+  ParseResult r = parse_program(
+      "t0 = zeros [2,2] f32\n"
+      "t1 = cpu t0\n"
+      "t2 = to_meta t0\n"
+      "t3 = cpu t2\n"
+      "t4 = view t2 [3]\n"
+      "t5 = view t0 [3]\n");
+  ASSERT_TRUE(r.ok()) << r.error.to_string();
+  std::unique_ptr<Backend> b = make_reference_backend();
+  b->begin(r.program, Limits{});
+  std::vector<Error> e;
+  for (const Step& s : r.program.steps) e.push_back(b->run_step(s));
+  EXPECT_EQ(e[1].kind, ErrorKind::kNone) << e[1].message;
+  EXPECT_EQ(e[2].kind, ErrorKind::kNone) << e[2].message;
+  EXPECT_EQ(e[3].kind, ErrorKind::kUnsupportedLayout);
+  EXPECT_NE(e[3].message.find("real strided tensors only"), std::string::npos) << e[3].message;
+  ASSERT_NE(e[5].kind, ErrorKind::kNone);
+  EXPECT_EQ(e[4].kind, e[5].kind);
+  EXPECT_EQ(e[4].message, e[5].message + " [meta]");
 }
 
 // layouts_can_refuse: the reference backend skips check_layouts where it

@@ -111,6 +111,7 @@ class ReferenceBackend final : public Backend {
       dense_cache_.resize_unused(vars_.size());
     }
     key_ = ValuesKey();
+    meta_bound_ = false;
     copies_ = 0;
     refusal_.clear();
   }
@@ -135,24 +136,29 @@ class ReferenceBackend final : public Backend {
     ctx_.device = s.device == DeviceArg::kCuda  ? DeviceType::kCuda
                   : s.device == DeviceArg::kCpu ? DeviceType::kCpu
                                                 : home_;
-    std::array<OperandLayout, kMaxArgs> layouts{};
     bool sparse_in = false;  // only the conversions and drop get here with one (check_layouts)
     bool meta_in = false;
-    for (int k = 0; k < s.nargs; ++k) {
-      if (s.args[k].kind != ArgKind::kVar) continue;
-      const OperandLayout& in = layouts[static_cast<size_t>(k)] = operand_layout(s.args[k].var);
-      sparse_in |= is_sparse(in.layout);
-      meta_in |= in.meta;
+    // Until a sparse or meta variable is bound every operand is a real
+    // strided tensor: the operands' layouts need reading only for the ops
+    // check_layouts refuses by op alone (issue 8: most programs never bind one).
+    if (sparse_used_ || meta_bound_ || layouts_can_refuse(s, false)) {
+      std::array<OperandLayout, kMaxArgs> layouts{};
+      for (int k = 0; k < s.nargs; ++k) {
+        if (s.args[k].kind != ArgKind::kVar) continue;
+        const OperandLayout& in = layouts[static_cast<size_t>(k)] = operand_layout(s.args[k].var);
+        sparse_in |= is_sparse(in.layout);
+        meta_in |= in.meta;
+      }
+      if (layouts_can_refuse(s, sparse_in || meta_in))
+        if (Error e = check_layouts(s, layouts); e.kind != ErrorKind::kNone) return e;
     }
-    if (layouts_can_refuse(s, sparse_in || meta_in))
-      if (Error e = check_layouts(s, layouts); e.kind != ErrorKind::kNone) return e;
     if (s.info().category == OpCategory::kSparse || sparse_in) return run_sparse(s);
     Result<Tensor> r = dispatch(s);
     if (!r.ok()) {
-      Error e = r.error();
+      Error e = std::move(r).error();
       // Errors of steps on meta or fake inputs say so: LibTorch's meta
       // kernels skip some of eager's checks (known divergences match this).
-      for (int k = 0; k < s.nargs; ++k)
+      for (int k = 0; meta_in && k < s.nargs; ++k)
         if (s.args[k].kind == ArgKind::kVar && vars_[s.args[k].var] &&
             vars_[s.args[k].var]->is_meta()) {
           e.message += " [meta]";
@@ -180,6 +186,7 @@ class ReferenceBackend final : public Backend {
 
   bool rebind(VarId v, Tensor t) override {
     if (v < 0 || static_cast<size_t>(v) >= vars_.size()) return false;
+    meta_bound_ |= t && t->is_meta();
     vars_[static_cast<size_t>(v)] = std::move(t);
     return true;
   }
@@ -293,6 +300,7 @@ class ReferenceBackend final : public Backend {
   /// so do views of them (their _base is that result); found by fake_fuzzer
   /// for detach.
   void bind_strided(const Step& s, Tensor t, const SparseTensor& base = nullptr) {
+    meta_bound_ |= t && t->is_meta();
     if (!sparse_used_) {  // every sparse_base_ entry is empty (issue 8)
       vars_[s.out] = std::move(t);
       return;
@@ -627,6 +635,11 @@ class ReferenceBackend final : public Backend {
   /// hold only empty entries, which begin and bind_strided skip (most
   /// programs are strided; issue 8).
   bool sparse_used_ = false;
+  /// A meta or fake strided tensor was bound since begin (bind_strided,
+  /// rebind): until then run_step skips reading its operands' layouts. A
+  /// variable turns meta only by being bound to one (set_ takes its
+  /// storage from an operand, which is then meta itself).
+  bool meta_bound_ = false;
   std::vector<WeakRc<Storage>> restored_;             ///< for reshrink
   MetaConverter fake_conv_{true}, meta_conv_{false};  ///< `fake` and `meta` steps (F2, F3)
   std::vector<const uint8_t*> last_data_;  ///< data pointers at the last observe
