@@ -21,9 +21,6 @@ std::string_view dtype_scalar_type_name(DType d) {
   return kNames[static_cast<int>(d)];
 }
 
-bool is_floating(DType d) { return d == DType::kF32 || d == DType::kF64; }
-bool is_integral(DType d) { return d == DType::kI32 || d == DType::kI64 || d == DType::kU8; }
-
 namespace {
 int category(DType d) { return d == DType::kBool ? 0 : is_integral(d) ? 1 : 2; }
 int category(const Scalar& s) {
@@ -40,82 +37,50 @@ DType result_type(DType tensor, const Scalar& s) {
 
 bool can_cast(DType from, DType to) { return category(from) <= category(to); }
 
+// The five below are the typed templates of dtype.h through visit_dtype:
+// one formula for the generic and the typed loops (issue 8).
 double load_as_double(const uint8_t* p, DType d) {
-  switch (d) {
-    case DType::kF32: { float v; std::memcpy(&v, p, 4); return v; }
-    case DType::kF64: { double v; std::memcpy(&v, p, 8); return v; }
-    case DType::kI32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-    case DType::kI64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
-    case DType::kU8: return *p;
-    case DType::kBool: return *p ? 1.0 : 0.0;
-  }
-  return 0;
+  return visit_dtype(d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return typed_as<double, decltype(tag)::dtype>(load_item<T>(p));
+  });
 }
 
 int64_t load_as_int(const uint8_t* p, DType d) {
-  switch (d) {
-    case DType::kI32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-    case DType::kI64: { int64_t v; std::memcpy(&v, p, 8); return v; }
-    case DType::kU8: return *p;
-    case DType::kBool: return *p ? 1 : 0;
-    default: break;
-  }
-  return 0;  // callers use load_as_double for floating dtypes
+  if (is_floating(d)) return 0;  // callers use load_as_double for floating dtypes
+  return visit_dtype(d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return typed_as<int64_t, decltype(tag)::dtype>(load_item<T>(p));
+  });
 }
-
-// Note [Float to integer conversion]
-// C++ leaves out-of-range float -> int conversion undefined; PyTorch 1.13 on
-// x86-64 compiles it to cvttsd2si, which yields the "integer indefinite"
-// value (INT_MIN of the destination width) for nan and out-of-range inputs.
-// uint8 goes through int64 first (cvttsd2si to 64 bits, then truncated), so
-// -2.7 -> -2 -> 254 and 4294967301.0 -> 5. The reference spells this out so
-// that it is defined behaviour here.
-namespace {
-int64_t trunc_to_i64(double v) {
-  if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0))
-    return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(v);
-}
-int32_t trunc_to_i32(double v) {
-  if (!(v > -2147483649.0 && v < 2147483648.0)) return std::numeric_limits<int32_t>::min();
-  return static_cast<int32_t>(v);
-}
-}  // namespace
 
 void store_double(uint8_t* p, DType d, double v) {
-  switch (d) {
-    case DType::kF32: { float x = static_cast<float>(v); std::memcpy(p, &x, 4); return; }
-    case DType::kF64: std::memcpy(p, &v, 8); return;
-    case DType::kI32: { int32_t x = trunc_to_i32(v); std::memcpy(p, &x, 4); return; }
-    case DType::kI64: { int64_t x = trunc_to_i64(v); std::memcpy(p, &x, 8); return; }
-    case DType::kU8: *p = static_cast<uint8_t>(static_cast<uint64_t>(trunc_to_i64(v))); return;
-    case DType::kBool: *p = v != 0 ? 1 : 0; return;  // nan != 0: true
-  }
+  visit_dtype(d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    store_item<T>(p, typed_from_double<decltype(tag)::dtype, T>(v));
+  });
 }
 
 void store_int(uint8_t* p, DType d, int64_t v) {
-  switch (d) {
-    case DType::kF32: { float x = static_cast<float>(v); std::memcpy(p, &x, 4); return; }
-    case DType::kF64: { double x = static_cast<double>(v); std::memcpy(p, &x, 8); return; }
-    case DType::kI32: {
-      int32_t x = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
-      std::memcpy(p, &x, 4);
-      return;
-    }
-    case DType::kI64: std::memcpy(p, &v, 8); return;
-    case DType::kU8: *p = static_cast<uint8_t>(static_cast<uint64_t>(v)); return;
-    case DType::kBool: *p = v != 0 ? 1 : 0; return;
-  }
+  visit_dtype(d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    store_item<T>(p, typed_from_int<decltype(tag)::dtype, T>(v));
+  });
 }
 
 void convert_element(uint8_t* dst, DType to, const uint8_t* src, DType from) {
   if (from == to) {
     copy_item(dst, src, itemsize(to));
-  } else if (is_floating(from)) {
-    store_double(dst, to, load_as_double(src, from));
-  } else {
-    store_int(dst, to, load_as_int(src, from));
+    return;
   }
+  visit_dtype(from, [&](auto ft) {
+    using F = typename decltype(ft)::type;
+    visit_dtype(to, [&](auto tt) {
+      using T = typename decltype(tt)::type;
+      store_item<T>(
+          dst, typed_convert<decltype(ft)::dtype, decltype(tt)::dtype, F, T>(load_item<F>(src)));
+    });
+  });
 }
 
 namespace {

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string_view>
 #include <type_traits>
 
@@ -40,8 +41,9 @@ std::string_view dtype_torch_name(DType d);
 /// c10's ScalarType name, as LibTorch's messages print a dtype: "Float",
 /// "Double", "Int", "Long", "Byte", "Bool".
 std::string_view dtype_scalar_type_name(DType d);
-bool is_floating(DType d);
-bool is_integral(DType d);  ///< includes u8, excludes bool
+inline bool is_floating(DType d) { return d == DType::kF32 || d == DType::kF64; }
+/// Includes u8, excludes bool.
+inline bool is_integral(DType d) { return d == DType::kI32 || d == DType::kI64 || d == DType::kU8; }
 
 /// A Python-like scalar: bool, int64 or double.
 struct Scalar {
@@ -150,6 +152,65 @@ T typed_from_int(int64_t v) {
     return static_cast<T>(v);
   } else {
     return static_cast<T>(static_cast<uint64_t>(v));  // wrapping
+  }
+}
+
+// Note [Float to integer conversion]
+// C++ leaves out-of-range float -> int conversion undefined; PyTorch 1.13 on
+// x86-64 compiles it to cvttsd2si, which yields the "integer indefinite"
+// value (INT_MIN of the destination width) for nan and out-of-range inputs.
+// uint8 goes through int64 first (cvttsd2si to 64 bits, then truncated), so
+// -2.7 -> -2 -> 254 and 4294967301.0 -> 5. The reference spells this out so
+// that it is defined behaviour here.
+inline int64_t trunc_to_i64(double v) {
+  if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0))
+    return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(v);
+}
+inline int32_t trunc_to_i32(double v) {
+  if (!(v > -2147483649.0 && v < 2147483648.0)) return std::numeric_limits<int32_t>::min();
+  return static_cast<int32_t>(v);
+}
+
+/// store_double(p, D, v) as a value of D's element type (store_double is
+/// this, through visit_dtype).
+template <DType D, typename T>
+T typed_from_double(double v) {
+  if constexpr (D == DType::kF32) {
+    return static_cast<float>(v);
+  } else if constexpr (D == DType::kF64) {
+    return v;
+  } else if constexpr (D == DType::kI32) {
+    return trunc_to_i32(v);
+  } else if constexpr (D == DType::kI64) {
+    return trunc_to_i64(v);
+  } else if constexpr (D == DType::kU8) {
+    return static_cast<uint8_t>(static_cast<uint64_t>(trunc_to_i64(v)));
+  } else {
+    return static_cast<T>(v != 0 ? 1 : 0);  // bool: nan != 0, true
+  }
+}
+
+/// load_as_double (R double) / load_as_int (R int64_t) of a value of D's
+/// element type: a bool byte reads as 1 when non-zero.
+template <typename R, DType D, typename T>
+R typed_as(T v) {
+  if constexpr (D == DType::kBool)
+    return v != 0 ? R{1} : R{0};
+  else
+    return static_cast<R>(v);
+}
+
+/// convert_element on typed values: element `v` of dtype From as dtype To
+/// (convert_element is this, through two visit_dtype).
+template <DType From, DType To, typename F, typename T>
+T typed_convert(F v) {
+  if constexpr (From == To) {
+    return v;  // the bits as they are
+  } else if constexpr (From == DType::kF32 || From == DType::kF64) {
+    return typed_from_double<To, T>(static_cast<double>(v));
+  } else {
+    return typed_from_int<To, T>(typed_as<int64_t, From>(v));
   }
 }
 

@@ -166,11 +166,8 @@ Result<Tensor> new_contiguous(Context& ctx, IntSpan sizes, DType d, const char* 
   return new_tensor(ctx, g, d, op);
 }
 
-/// Element pointers; the caller has checked storage_covers. Reads never
-/// materialize a COW storage (C3); writes do (Note [COW materialization]).
-const uint8_t* elem_r(const TensorImpl& t, int64_t off) {
-  return t.storage->read_data() + off * t.geom.itemsize;
-}
+/// An element pointer for writing; the caller has checked storage_covers.
+/// Writes materialize a COW storage (C3, Note [COW materialization]).
 uint8_t* elem_w(const TensorImpl& t, int64_t off) {
   return t.storage->mutable_data() + off * t.geom.itemsize;
 }
@@ -304,9 +301,17 @@ void copy_elements(const TensorImpl& src, const TensorImpl& out) {
     });
     return;
   }
-  const int64_t si_bytes = src.geom.itemsize, oi_bytes = out.geom.itemsize;
-  for_each_offset2(src.geom, out.geom, [&](int64_t si, int64_t oi) {
-    convert_element(o + oi * oi_bytes, out.dtype, in + si * si_bytes, src.dtype);
+  // convert_element's conversion in a loop typed for both dtypes (issue 8).
+  visit_dtype(src.dtype, [&](auto ft) {
+    using F = typename decltype(ft)::type;
+    visit_dtype(out.dtype, [&](auto tt) {
+      using T = typename decltype(tt)::type;
+      for_each_offset2(src.geom, out.geom, [&](int64_t si, int64_t oi) {
+        store_item<T>(o + oi * int64_t{sizeof(T)},
+                      typed_convert<decltype(ft)::dtype, decltype(tt)::dtype, F, T>(
+                          load_item<F>(in + si * int64_t{sizeof(F)})));
+      });
+    });
   });
 }
 
@@ -479,11 +484,13 @@ Result<Tensor> scalar_outplace(Context& ctx, const Tensor& t, const Scalar& s, B
       });
       return;
     }
-    const int64_t in_bytes = t->geom.itemsize;
-    for_each_offset2(t->geom, o.geom, [&](int64_t ti, int64_t oi) {
-      uint8_t a[8];
-      convert_element(a, r, src + ti * in_bytes, t->dtype);
-      store_item<T>(res + oi * int64_t{sizeof(T)}, typed_binop<kD>(load_item<T>(a), b, op));
+    visit_dtype(t->dtype, [&](auto ft) {  // the input converted as convert_element does
+      using F = typename decltype(ft)::type;
+      for_each_offset2(t->geom, o.geom, [&](int64_t ti, int64_t oi) {
+        const T a = typed_convert<decltype(ft)::dtype, kD, F, T>(
+            load_item<F>(src + ti * int64_t{sizeof(F)}));
+        store_item<T>(res + oi * int64_t{sizeof(T)}, typed_binop<kD>(a, b, op));
+      });
     });
   });
   return out;
@@ -1593,18 +1600,28 @@ Status scalar_out(Context& ctx, const Tensor& out, const Tensor& x, const Scalar
     // bytes x reads when both share a storage.
     uint8_t* dst = out->storage->mutable_data();
     const uint8_t* src = x->storage->read_data();
-    const int64_t in_bytes = x->geom.itemsize, out_bytes = out->geom.itemsize;
+    const int64_t out_bytes = out->geom.itemsize;
+    const bool out_is_r = out->dtype == r;
+    // Typed for the input's dtype and r (convert_element's conversion);
+    // the result is converted to out's dtype as convert_element does.
     visit_dtype(r, [&](auto tag) {
       using T = typename decltype(tag)::type;
       constexpr DType kD = decltype(tag)::dtype;
       const T b = load_item<T>(sv);
-      for_each_offset2(x->geom, out->geom, [&](int64_t xi, int64_t oi) {
-        uint8_t a[8];
-        convert_element(a, r, src + xi * in_bytes, x->dtype);
-        const T v = typed_binop<kD>(load_item<T>(a), b, op);
-        uint8_t w[8];
-        store_item<T>(w, v);
-        convert_element(dst + oi * out_bytes, out->dtype, w, r);
+      visit_dtype(x->dtype, [&](auto ft) {
+        using F = typename decltype(ft)::type;
+        for_each_offset2(x->geom, out->geom, [&](int64_t xi, int64_t oi) {
+          const T a = typed_convert<decltype(ft)::dtype, kD, F, T>(
+              load_item<F>(src + xi * int64_t{sizeof(F)}));
+          const T v = typed_binop<kD>(a, b, op);
+          if (out_is_r) {
+            store_item<T>(dst + oi * int64_t{sizeof(T)}, v);
+            return;
+          }
+          uint8_t w[8];
+          store_item<T>(w, v);
+          convert_element(dst + oi * out_bytes, out->dtype, w, r);
+        });
       });
     });
   }
@@ -1979,9 +1996,21 @@ Result<Tensor> sum(Context& ctx, const Tensor& t) {
   if (t->is_meta()) return out;  // Note [Meta execution]
   double fsum = 0;
   uint64_t isum = 0;
-  for_each_offset(t->geom, [&](int64_t o) {
-    if (is_floating(t->dtype)) fsum += load_as_double(elem_r(*t, o), t->dtype);
-    else isum += static_cast<uint64_t>(load_as_int(elem_r(*t, o), t->dtype));
+  // A typed loop (issue 8): each element as load_as_double (floating) or
+  // load_as_int (the others) reads it.
+  const uint8_t* data = t->storage->read_data();
+  visit_dtype(t->dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    constexpr DType kD = decltype(tag)::dtype;
+    for_each_offset(t->geom, [&](int64_t o) {
+      const T v = load_item<T>(data + o * int64_t{sizeof(T)});
+      if constexpr (kD == DType::kF32 || kD == DType::kF64)
+        fsum += static_cast<double>(v);
+      else if constexpr (kD == DType::kBool)
+        isum += v != 0 ? 1 : 0;
+      else
+        isum += static_cast<uint64_t>(static_cast<int64_t>(v));
+    });
   });
   if (is_floating(r)) store_double(elem_w(*out.value(), 0), r, fsum);
   else store_int(elem_w(*out.value(), 0), r, static_cast<int64_t>(isum));
@@ -2014,7 +2043,11 @@ bool SumOrder::depends() const {
 bool sum_depends_on_order(const Tensor& t) {
   if (t->is_meta() || !is_floating(t->dtype) || !storage_covers(*t)) return false;
   SumOrder order;
-  for_each_offset(t->geom, [&](int64_t o) { order.add(load_as_double(elem_r(*t, o), t->dtype)); });
+  const uint8_t* data = t->storage->read_data();
+  if (t->dtype == DType::kF32)
+    for_each_offset(t->geom, [&](int64_t o) { order.add(load_item<float>(data + o * 4)); });
+  else
+    for_each_offset(t->geom, [&](int64_t o) { order.add(load_item<double>(data + o * 8)); });
   return order.depends();
 }
 

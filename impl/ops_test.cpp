@@ -206,6 +206,33 @@ Tensor of_values(Context& ctx, DType d, const std::vector<double>& v) {
   return t;
 }
 
+// sum's typed loop (issue 8): floating elements add in f64, the others in
+// i64 wrapping, a bool byte counting as 1 when non-zero (load_as_int).
+TEST_F(OpsTest, SumAddsFloatsInF64IntegersWrappingInI64AndBoolBytesAsNonZero) {
+  auto sum_of = [&](const Tensor& t) {
+    Tensor s = must(sum(ctx, t));
+    EXPECT_EQ(s->rank(), 0);
+    return s;
+  };
+  Tensor f =
+      sum_of(must(t(must(view(of_values(ctx, DType::kF32, {0.5, 0.25, -2, 8}), Ints{2, 2})))));
+  EXPECT_EQ(f->dtype, DType::kF64);
+  EXPECT_EQ(load_as_double(f->storage->read_data(), DType::kF64), 6.75);
+  Tensor i = sum_of(of_values(ctx, DType::kI32, {-1, -2, 7}));
+  EXPECT_EQ(i->dtype, DType::kI64);
+  EXPECT_EQ(load_as_int(i->storage->read_data(), DType::kI64), 4);
+  Tensor wrap = must(zeros(ctx, Ints{2}, DType::kI64));
+  store_int(wrap->storage->mutable_data(), DType::kI64, std::numeric_limits<int64_t>::max());
+  store_int(wrap->storage->mutable_data() + 8, DType::kI64, 1);
+  EXPECT_EQ(load_as_int(sum_of(wrap)->storage->read_data(), DType::kI64),
+            std::numeric_limits<int64_t>::min());
+  Tensor u8 = of_values(ctx, DType::kU8, {255, 2, 0, 1});
+  EXPECT_EQ(load_as_int(sum_of(u8)->storage->read_data(), DType::kI64), 258);
+  Tensor b = sum_of(must(view_dtype(u8, DType::kBool)));  // bytes 255, 2, 0, 1
+  EXPECT_EQ(b->dtype, DType::kI64);
+  EXPECT_EQ(load_as_int(b->storage->read_data(), DType::kI64), 3);
+}
+
 // Note [sum in f64]: every order of the additions gives one result when the
 // finite elements lie on a grid 2^e whose 2^53 multiples bound their
 // magnitudes; otherwise the order may decide (views.errors_agree, seed
@@ -1314,6 +1341,82 @@ TEST_F(OpsTest, BoundsCheckedViewOfEmptiedStorageIsOutOfBoundsWithZeroBytesR4) {
 }
 
 // === Devices (issue 11) =========================================================
+
+namespace {
+constexpr DType kAllDTypes[] = {DType::kF32, DType::kF64, DType::kI32,
+                                DType::kI64, DType::kU8,  DType::kBool};
+
+/// A 3x2 transposed view (strides [1, 3]) of dtype d whose elements, in
+/// storage order, are store_double of values the conversions treat apart:
+/// a fraction below zero, a value past u8, NaN, one past f32's range, -0.0
+/// and 2^24 + 1 (rounds in f32).
+Tensor conversion_source(Context& ctx, DType d) {
+  Tensor base = must(zeros(ctx, Ints{2, 3}, d));
+  const double v[] = {-2.7, 300.0, std::nan(""), 1e300, -0.0, 16777217.0};
+  for (int k = 0; k < 6; ++k)
+    store_double(base->storage->mutable_data() + k * itemsize(d), d, v[k]);
+  return must(t(base));
+}
+
+/// The bytes of element (i, j) of a rank-2 tensor.
+const uint8_t* element2(const Tensor& x, int64_t i, int64_t j) {
+  const Geometry& g = x->geom;
+  return x->storage->read_data() + (g.offset + i * g.strides[0] + j * g.strides[1]) * g.itemsize;
+}
+}  // namespace
+
+// copy_elements' loop, typed for both dtypes (issue 8), stores what
+// convert_element stores, element by element, for every pair of dtypes and
+// through a non-contiguous input.
+TEST_F(OpsTest, ToConvertsEveryElementAsConvertElementForEveryPairOfDTypes) {
+  for (DType from : kAllDTypes) {
+    Tensor x = conversion_source(ctx, from);
+    for (DType to_d : kAllDTypes) {
+      Tensor y = must(to(ctx, x, to_d));
+      ASSERT_EQ(y->dtype, to_d);
+      for (int64_t i = 0; i < 3; ++i)
+        for (int64_t j = 0; j < 2; ++j) {
+          uint8_t want[8] = {};
+          convert_element(want, to_d, element2(x, i, j), from);
+          EXPECT_EQ(std::memcmp(want, element2(y, i, j), static_cast<size_t>(itemsize(to_d))), 0)
+              << dtype_name(from) << " -> " << dtype_name(to_d) << " at (" << i << ", " << j << ")";
+        }
+    }
+  }
+}
+
+// add_out's loop, typed for the input's dtype and the computation's (issue
+// 8): each element is converted to the result type, added, and converted to
+// out's dtype as convert_element and binop do; a result type out cannot
+// hold is kDtypeCast.
+TEST_F(OpsTest, AddOutConvertsAddsAndConvertsAsTheGenericElementFunctions) {
+  for (DType from : kAllDTypes) {
+    Tensor x = conversion_source(ctx, from);
+    const DType r = result_type(from, Scalar::integer(3));
+    for (DType out_d : kAllDTypes) {
+      Tensor out = must(zeros(ctx, Ints{3, 2}, out_d));
+      Status st = add_out(ctx, out, x, Scalar::integer(3));
+      if (!can_cast(r, out_d)) {
+        EXPECT_EQ(kind(st), ErrorKind::kDtypeCast)
+            << dtype_name(from) << " -> " << dtype_name(out_d);
+        continue;
+      }
+      ASSERT_EQ(kind(st), ErrorKind::kNone) << dtype_name(from) << " -> " << dtype_name(out_d);
+      uint8_t three[8] = {};
+      store_int(three, r, 3);
+      for (int64_t i = 0; i < 3; ++i)
+        for (int64_t j = 0; j < 2; ++j) {
+          uint8_t a[8] = {}, sum[8] = {}, want[8] = {};
+          convert_element(a, r, element2(x, i, j), from);
+          binop(sum, a, three, r, BinOp::kAdd);
+          convert_element(want, out_d, sum, r);
+          EXPECT_EQ(std::memcmp(want, element2(out, i, j), static_cast<size_t>(itemsize(out_d))), 0)
+              << dtype_name(from) << " + 3 -> " << dtype_name(out_d) << " at (" << i << ", " << j
+              << ")";
+        }
+    }
+  }
+}
 
 TEST_F(OpsTest, ToDeviceCopiesOnceAndTagsTheResultAndItsViews) {
   Tensor t = arange34();
