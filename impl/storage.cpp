@@ -10,21 +10,17 @@
 
 namespace storcheck {
 
-Status AllocBudget::charge(int64_t bytes, const char* op) {
+Status AllocBudget::refuse(int64_t bytes, const char* op) const {
   if (bytes > max_tensor_bytes) {
     return make_error(ErrorKind::kResourceLimit,
                       std::string(op) + ": allocation of " + std::to_string(bytes) +
                           " bytes exceeds max_tensor_bytes " + std::to_string(max_tensor_bytes));
   }
-  if (bytes > max_total_bytes - used) {
-    return make_error(ErrorKind::kResourceLimit,
-                      std::string(op) + ": allocation of " + std::to_string(bytes) +
-                          " bytes brings the run's total past max_program_bytes " +
-                          std::to_string(max_total_bytes) + " (already " + std::to_string(used) +
-                          ")");
-  }
-  used += bytes;
-  return {};
+  return make_error(ErrorKind::kResourceLimit,  // charge calls it only past a limit
+                    std::string(op) + ": allocation of " + std::to_string(bytes) +
+                        " bytes brings the run's total past max_program_bytes " +
+                        std::to_string(max_total_bytes) + " (already " + std::to_string(used) +
+                        ")");
 }
 
 namespace {

@@ -32,7 +32,15 @@ struct AllocBudget {
   int64_t max_total_bytes = 16 << 20;
   int64_t used = 0;
   /// kResourceLimit naming `op` when `bytes` would break a limit.
-  Status charge(int64_t bytes, const char* op);  ///< op: a C string, measured only on failure
+  Status charge(int64_t bytes, const char* op) {  ///< op: a C string, measured only on failure
+    if (bytes > max_tensor_bytes || bytes > max_total_bytes - used) return refuse(bytes, op);
+    used += bytes;
+    return {};
+  }
+
+ private:
+  /// charge's error (out of line: every fresh tensor charges; issue 8).
+  Status refuse(int64_t bytes, const char* op) const;
 };
 
 /// The device a storage's bytes stand on (issue 11). The reference keeps
