@@ -2007,7 +2007,7 @@ Result<Tensor> sum(Context& ctx, const Tensor& t) {
   double fsum = 0;
   uint64_t isum = 0;
   // A typed loop (issue 8): each element as load_as_double (floating) or
-  // load_as_int (the others) reads it.
+  // load_as_int (the others) reads it (typed_as is their formula).
   const uint8_t* data = t->storage->read_data();
   visit_dtype(t->dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -2015,11 +2015,9 @@ Result<Tensor> sum(Context& ctx, const Tensor& t) {
     for_each_offset(t->geom, [&](int64_t o) {
       const T v = load_item<T>(data + o * int64_t{sizeof(T)});
       if constexpr (kD == DType::kF32 || kD == DType::kF64)
-        fsum += static_cast<double>(v);
-      else if constexpr (kD == DType::kBool)
-        isum += v != 0 ? 1 : 0;
+        fsum += typed_as<double, kD>(v);
       else
-        isum += static_cast<uint64_t>(static_cast<int64_t>(v));
+        isum += static_cast<uint64_t>(typed_as<int64_t, kD>(v));
     });
   });
   if (is_floating(r)) store_double(elem_w(*out.value(), 0), r, fsum);
