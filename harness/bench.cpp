@@ -437,17 +437,13 @@ int64_t execute_alone(Backend* backend, const Program& p) {
   backend->begin(p, Limits{});
   // The loop's own costs are in both backends' rows: its buffer is kept
   // across programs (an allocation and a free per program otherwise), and,
-  // as Runner::run does, it prefetches the next step's head and first
-  // arguments (a Step is about 400 bytes, cold in a pre-generated set).
+  // as Runner::run does, it prefetches the next step (prefetch_step).
   static thread_local std::vector<char> bound;
   bound.assign(static_cast<size_t>(p.num_vars()), 0);
   const size_t n = p.steps.size();
   for (size_t k = 0; k < n; ++k) {
     const Step& step = p.steps[k];
-    if (k + 1 < n) {
-      const char* next = reinterpret_cast<const char*>(&p.steps[k + 1]);
-      for (int line = 0; line < 4; ++line) __builtin_prefetch(next + 64 * line);
-    }
+    if (k + 1 < n) prefetch_step(p.steps[k + 1]);
     if (reads_unbound(step, bound)) continue;
     ++steps_run;
     const bool failed = backend->run_step(step).kind != ErrorKind::kNone;

@@ -70,6 +70,9 @@ std::vector<double> values(const Tensor& t) {
   return out;
 }
 
+constexpr DType kAllDTypes[] = {DType::kF32, DType::kF64, DType::kI32,
+                                DType::kI64, DType::kU8,  DType::kBool};
+
 using I = std::vector<int64_t>;
 using D = std::vector<double>;
 
@@ -127,7 +130,7 @@ TEST_F(OpsTest, RandElementsAreRandValueOfSeedAndIndex) {
 // rand's typed loop (rand_item) stores, in every dtype, the bytes that
 // store_double(rand_value) stores: the LibTorch backend fills its tensor so.
 TEST_F(OpsTest, RandStoresStoreDoubleOfRandValueInEveryDType) {
-  for (DType d : {DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kU8, DType::kBool}) {
+  for (DType d : kAllDTypes) {
     Tensor t = must(rand(ctx, Ints{4, 16}, d, 1234));
     const int64_t size = itemsize(d);
     std::vector<uint8_t> expected(static_cast<size_t>(64 * size));
@@ -1343,9 +1346,6 @@ TEST_F(OpsTest, BoundsCheckedViewOfEmptiedStorageIsOutOfBoundsWithZeroBytesR4) {
 // === Devices (issue 11) =========================================================
 
 namespace {
-constexpr DType kAllDTypes[] = {DType::kF32, DType::kF64, DType::kI32,
-                                DType::kI64, DType::kU8,  DType::kBool};
-
 /// A 3x2 transposed view (strides [1, 3]) of dtype d whose elements, in
 /// storage order, are store_double of values the conversions treat apart:
 /// a fraction below zero, a value past u8, NaN, one past f32's range, -0.0

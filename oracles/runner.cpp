@@ -348,11 +348,7 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
   size_t last_run = 0;
   for (size_t k = 0; k < program.steps.size(); ++k) {
     const Step& step = program.steps[k];
-    // Prefetching the next step: a Step is about 400 bytes, cold in a
-    // pre-generated program set (the benchmark's full check); the next
-    // step's argument heads load while this one runs (issue 8).
-    if (k + 1 < program.steps.size())
-      for (const Arg& a : program.steps[k + 1].args) __builtin_prefetch(&a);
+    if (k + 1 < program.steps.size()) prefetch_step(program.steps[k + 1]);
     TraceLine line;
     line.step = static_cast<int64_t>(k + 1);
     if (reads_unbound(step, bound)) {
