@@ -6,9 +6,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <istream>
 #include <memory>
 #include <ostream>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "generators/program_gen.h"
@@ -78,6 +81,8 @@ struct BenchReport {
   int64_t program_set_kib = 0;    ///< the modes' pre-generated programs, about
   int64_t peak_rss_end_kib = -1;  ///< VmHWM at the end (scaling sets included)
   double total_seconds = 0;
+  MachineInfo machine;
+  double load_start = -1, load_end = -1;  ///< 1-minute load averages; -1 unknown
 };
 
 using Clock = std::chrono::steady_clock;
@@ -271,10 +276,25 @@ double cost_vs_16(const BenchReport& r, const ScaleRow& row) {
   return -1;
 }
 
+/// "AMD EPYC, 2 logical CPUs, 23.4 GiB; load average 0.91 at the start,
+/// 1.02 at the end (1 minute)", with "unknown" for what /proc did not give.
+std::string describe_machine(const BenchReport& r) {
+  const MachineInfo& m = r.machine;
+  auto load = [](double v) { return v < 0 ? std::string("unknown") : fmt("%.2f", v); };
+  return (m.cpu_model.empty() ? std::string("unknown CPU model") : m.cpu_model) + ", " +
+         (m.logical_cpus > 0 ? std::to_string(m.logical_cpus) : std::string("unknown")) +
+         " logical CPUs, " +
+         (m.mem_total_kib < 0 ? std::string("unknown memory")
+                              : fmt("%.1f", m.mem_total_kib / (1024.0 * 1024.0)) + " GiB") +
+         "; load average " + load(r.load_start) + " at the start, " + load(r.load_end) +
+         " at the end (1 minute; other processes' load slows every row)";
+}
+
 void print_table(const BenchReport& r, std::ostream& out) {
   out << "storcheck bench: seed " << r.opt.seed << ", " << r.opt.programs << " programs of "
       << r.opt.steps << " steps per pass, median of " << kBenchRepetitions << " passes, 1 thread\n";
-  out << "LibTorch: " << (r.have_torch ? r.torch_version : "absent, " + r.skip_reason) << "\n\n";
+  out << "LibTorch: " << (r.have_torch ? r.torch_version : "absent, " + r.skip_reason) << "\n";
+  out << "machine: " << describe_machine(r) << "\n\n";
 
   out << pad("mode", 34, false) << pad("programs/s", 12) << pad("us/program", 12)
       << pad("steps/s", 12) << "  target\n";
@@ -378,6 +398,16 @@ void print_json(const BenchReport& r, std::ostream& out) {
   out << "  \"torch\": " << (r.have_torch ? "true" : "false") << ", \"torch_version\": "
       << json_string(r.torch_version) << ", \"skip_reason\": " << json_string(r.skip_reason)
       << ",\n";
+  auto num_or_null = [](double v) { return v < 0 ? std::string("null") : fmt("%.4f", v); };
+  out << "  \"machine\": {\"cpu_model\": "
+      << (r.machine.cpu_model.empty() ? std::string("null") : json_string(r.machine.cpu_model))
+      << ", \"logical_cpus\": "
+      << (r.machine.logical_cpus > 0 ? std::to_string(r.machine.logical_cpus) : "null")
+      << ", \"mem_total_kib\": "
+      << (r.machine.mem_total_kib < 0 ? std::string("null")
+                                      : std::to_string(r.machine.mem_total_kib))
+      << ", \"load_average_start\": " << num_or_null(r.load_start)
+      << ", \"load_average_end\": " << num_or_null(r.load_end) << "},\n";
   out << "  \"modes\": [\n";
   for (size_t k = 0; k < r.modes.size(); ++k) {
     const ModeRow& m = r.modes[k];
@@ -389,7 +419,6 @@ void print_json(const BenchReport& r, std::ostream& out) {
     out << (k + 1 < r.modes.size() ? "},\n" : "}\n");
   }
   out << "  ],\n";
-  auto num_or_null = [](double v) { return v < 0 ? std::string("null") : fmt("%.4f", v); };
   out << "  \"ratios\": {\"reference_over_torch\": "
       << num_or_null(ratio(r, "reference", "torch_cpu"))
       << ", \"full_check_over_torch\": " << num_or_null(ratio(r, "full_check", "torch_cpu"))
@@ -427,6 +456,48 @@ void print_json(const BenchReport& r, std::ostream& out) {
 }
 
 }  // namespace
+
+std::string cpu_model_from(std::istream& cpuinfo) {
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    size_t b = line.find_first_not_of(" \t", colon + 1);
+    size_t e = line.find_last_not_of(" \t\r");
+    return b == std::string::npos ? std::string() : line.substr(b, e - b + 1);
+  }
+  return "";
+}
+
+int64_t mem_total_kib_from(std::istream& meminfo) {
+  int64_t kib = -1;
+  std::string line;
+  while (std::getline(meminfo, line)) {
+    if (line.rfind("MemTotal:", 0) != 0) continue;
+    std::istringstream in(line.substr(9));
+    return (in >> kib) && kib >= 0 ? kib : -1;
+  }
+  return -1;
+}
+
+double load_average_from(std::istream& loadavg) {
+  double v = -1;
+  return (loadavg >> v) && v >= 0 ? v : -1;
+}
+
+double load_average_now() {
+  std::ifstream f("/proc/loadavg");
+  return f ? load_average_from(f) : -1;
+}
+
+MachineInfo this_machine() {
+  MachineInfo m;
+  if (std::ifstream f("/proc/cpuinfo"); f) m.cpu_model = cpu_model_from(f);
+  m.logical_cpus = std::thread::hardware_concurrency();
+  if (std::ifstream f("/proc/meminfo"); f) m.mem_total_kib = mem_total_kib_from(f);
+  return m;
+}
 
 std::vector<Program> bench_programs(uint64_t seed, int64_t n, int steps) {
   return pregenerate(bench_config(steps, 64), seed, n);
@@ -554,6 +625,8 @@ int run_bench(const BenchOptions& opt, std::ostream& out, std::ostream& err) {
   Clock::time_point start = Clock::now();
   BenchReport r;
   r.opt = opt;
+  r.machine = this_machine();
+  r.load_start = load_average_now();
   std::unique_ptr<Backend> ref = make_reference_backend();
   std::unique_ptr<Backend> torch = make_torch_cpu_backend();
   r.have_torch = torch != nullptr;
@@ -658,6 +731,7 @@ int run_bench(const BenchOptions& opt, std::ostream& out, std::ostream& err) {
   r.shrink = measure_planted_shrink(torch ? torch.get() : nullptr, opt.seed, kShrinkFailures);
   r.peak_rss_end_kib = peak_rss_kib();
   r.total_seconds = seconds_since(start);
+  r.load_end = load_average_now();
 
   if (opt.json)
     print_json(r, out);

@@ -7,7 +7,11 @@
 //   - the ratios reference / LibTorch and full check / LibTorch;
 //   - scaling of the full check with program length (4, 16, 64, 256 steps)
 //     and with tensor size (GenConfig::max_numel 1, 64, 4096);
-//   - generator cost per program and the process's peak RSS (VmHWM).
+//   - generator cost per program and the process's peak RSS (VmHWM);
+//   - the machine: CPU model, logical CPUs, memory, and the 1-minute load
+//     average at the start and at the end (the rates move by up to 2x with
+//     the machine and with other processes' load, so a figure is quoted
+//     with them; README "Measured figures").
 //
 // Invariant: the programs are a pure function of (seed, programs, steps):
 // program i is gen_program(cfg) drawn from the i-th split() of
@@ -81,6 +85,24 @@ struct ShrinkFigures {
 /// have failed (at most 20,000 drawn); a divergence the known-divergence
 /// list explains is no failure, as in check_property.
 ShrinkFigures measure_planted_shrink(Backend* oracle, uint64_t seed, int64_t want);
+
+/// The machine a report was measured on (Linux /proc; fields unknown
+/// elsewhere): figures are quoted with it.
+struct MachineInfo {
+  std::string cpu_model;       ///< /proc/cpuinfo "model name"; "" when unknown
+  unsigned logical_cpus = 0;   ///< std::thread::hardware_concurrency(); 0 when unknown
+  int64_t mem_total_kib = -1;  ///< /proc/meminfo MemTotal; -1 when unknown
+};
+MachineInfo this_machine();
+/// The first "model name" of /proc/cpuinfo's text, trimmed; "" when none
+/// (ARM kernels name no model there).
+std::string cpu_model_from(std::istream& cpuinfo);
+/// MemTotal in KiB from /proc/meminfo's text; -1 when absent or malformed.
+int64_t mem_total_kib_from(std::istream& meminfo);
+/// The 1-minute load average from /proc/loadavg's text; -1 when malformed.
+double load_average_from(std::istream& loadavg);
+/// load_average_from(/proc/loadavg); -1 when unreadable.
+double load_average_now();
 
 /// Runs the benchmark and prints the table (or JSON) to `out`. Returns 0, or
 /// 2 with an "Incorrect usage:" line on `err` when programs < 1 or steps is

@@ -33,9 +33,40 @@ TEST(Bench, TablePrintsEveryModeRatioAndScalingRow) {
         "ratio full check / LibTorch only:", "reference, execution only",
         "LibTorch, execution only", "ratio reference / LibTorch, execution only:",
         "scaling with program length", "scaling with tensor size",
-        "generator:", "peak RSS (VmHWM):", "shrink (planted transpose bug vs "})
+        "generator:", "peak RSS (VmHWM):", "shrink (planted transpose bug vs ", "machine: "})
     EXPECT_NE(s.find(label), std::string::npos) << "missing '" << label << "' in:\n" << s;
   EXPECT_TRUE(err.str().empty()) << err.str();
+  // The machine line names this machine (README "Measured figures").
+  const MachineInfo m = this_machine();
+  const std::string line =
+      s.substr(s.find("machine: "), s.find('\n', s.find("machine: ")) - s.find("machine: "));
+  if (!m.cpu_model.empty()) {
+    EXPECT_NE(line.find(m.cpu_model + ", "), std::string::npos) << line;
+  }
+  if (m.logical_cpus > 0) {
+    EXPECT_NE(line.find(std::to_string(m.logical_cpus) + " logical CPUs"), std::string::npos)
+        << line;
+  }
+  EXPECT_NE(line.find("; load average "), std::string::npos) << line;
+}
+
+TEST(Bench, MachineFieldsParseFromProcText) {
+  std::istringstream cpuinfo(
+      "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13  \r\n"
+      "model name\t: second\n");
+  EXPECT_EQ(cpu_model_from(cpuinfo), "AMD EPYC 7B13");
+  std::istringstream arm("processor\t: 0\nBogoMIPS\t: 50.00\nCPU part\t: 0xd0c\n");
+  EXPECT_EQ(cpu_model_from(arm), "");
+  std::istringstream meminfo("MemFree:         1000 kB\nMemTotal:       24592360 kB\n");
+  EXPECT_EQ(mem_total_kib_from(meminfo), 24592360);
+  std::istringstream no_total("MemFree:         1000 kB\n"), bad_total("MemTotal: lots kB\n");
+  EXPECT_EQ(mem_total_kib_from(no_total), -1);
+  EXPECT_EQ(mem_total_kib_from(bad_total), -1);
+  std::istringstream loadavg("0.91 1.20 1.25 2/345 6789\n");
+  EXPECT_DOUBLE_EQ(load_average_from(loadavg), 0.91);
+  std::istringstream bad_load("busy\n"), negative_load("-1.5 0 0\n");
+  EXPECT_EQ(load_average_from(bad_load), -1);
+  EXPECT_EQ(load_average_from(negative_load), -1);
 }
 
 TEST(Bench, JsonStartsWithBraceAndHasProgramsPerSecond) {
@@ -70,6 +101,8 @@ TEST(Bench, JsonStartsWithBraceAndHasProgramsPerSecond) {
   EXPECT_EQ(steps_run("reference_execution"), steps_run("reference")) << s;
   EXPECT_EQ(steps_run("torch_cpu_execution"), steps_run("torch_cpu")) << s;
   EXPECT_NE(s.find("\"reference_over_torch_execution_only\""), std::string::npos) << s;
+  EXPECT_NE(s.find("\"machine\": {\"cpu_model\": "), std::string::npos) << s;
+  EXPECT_NE(s.find("\"load_average_end\": "), std::string::npos) << s;
 }
 
 TEST(Bench, PlantedTransposeDivergesOnlyWhereTheSwappedDimsHaveOneSize) {
