@@ -11,6 +11,7 @@
 
 #include "impl/geometry.h"
 #include "impl/ops.h"
+#include "impl/rand.h"
 #include "program/text_format.h"
 
 // Note [Choice records]
@@ -43,6 +44,23 @@
 // instead of uniformly: index 0 still names the first enabled op and live
 // variable.
 //
+// Note [Swarm programs]
+// With every op enabled, a 16-step program draws each op about once in
+// five programs, so the interactions that need several steps of a few ops
+// (a chain of set_, resize_ and views over one storage; many lazy clones
+// of one block and writes through them) are rare. Swarm testing (Groce et
+// al., "Swarm Testing", ISSTA 2012) draws a share of the programs
+// (GenConfig::swarm_per_mille) over a random subset of the enabled ops
+// instead, each op kept with probability 1/2: a program then holds about
+// twice as many steps of each of its ops, and the ops left out cannot
+// crowd out the ones that interact. The subset is a pure function of the
+// first record's seed (splitmix64, impl/rand.h), like the mixed sparse
+// choice, so that a record list always rebuilds one program, and shrinking
+// that seed may change the subset (RapidCheck keeps a candidate only if it
+// still fails). The factories stay available to case 1 of Note [Choice
+// records] (a tensor when no live variable fits); a subset of fewer than two
+// ops is not used.
+
 // Note [COW model]
 // Each model storage has a COW group id (-1: not COW) and a foreign flag
 // (from_blob). A successful lazy_clone of a non-emptied, non-foreign input
@@ -516,15 +534,17 @@ class Builder {
       ops_.push_back(info.id);
     }
     if (factories_.empty()) factories_.push_back(OpId::kArange);
-    bool storage_ops = false;
-    for (OpId op : ops_) storage_ops |= op_info(op).category == OpCategory::kStorage;
-    rfocus_ = cfg.storage_focus && storage_ops && !chain;
-    ffocus_ = cfg.fake_focus && !chain &&
-              std::find(ops_.begin(), ops_.end(), OpId::kFake) != ops_.end();
-    cfocus_ = cfg.cow_focus && !chain &&
-              std::find(ops_.begin(), ops_.end(), OpId::kLazyClone) != ops_.end();
+    set_focuses();
     view_cap_ = std::max<int64_t>(cfg.max_numel, 1) * 16;
     max_rank_ = std::max(1, std::min(cfg.max_rank, kMaxRank));
+  }
+
+  /// Note [Swarm programs]: only the ops of `kept` from now on.
+  void keep_only(const OpSet& kept) {
+    ops_.erase(std::remove_if(ops_.begin(), ops_.end(),
+                              [&](OpId op) { return !kept.test(static_cast<size_t>(op)); }),
+               ops_.end());
+    set_focuses();
   }
 
   void step(const StepChoice& c) {
@@ -1157,6 +1177,18 @@ class Builder {
     // Device programs (device_config): a move in about one step of eight.
     if (cfg_.home_cuda && op_info(op).category == OpCategory::kDevice) w += 5;
     return w;
+  }
+
+  /// A focus is on when the config asks for it and the ops it weights are
+  /// enabled.
+  void set_focuses() {
+    bool storage_ops = false;
+    for (OpId op : ops_) storage_ops |= op_info(op).category == OpCategory::kStorage;
+    rfocus_ = cfg_.storage_focus && storage_ops && !chain_;
+    ffocus_ = cfg_.fake_focus && !chain_ &&
+              std::find(ops_.begin(), ops_.end(), OpId::kFake) != ops_.end();
+    cfocus_ = cfg_.cow_focus && !chain_ &&
+              std::find(ops_.begin(), ops_.end(), OpId::kLazyClone) != ops_.end();
   }
 
   /// The op of a record: uniform over the enabled ops, or weighted by state
@@ -2594,6 +2626,8 @@ Program build(const std::vector<StepChoice>& choices, const GenConfig& cfg,
     return b.take();
   }
   Builder b(cfg, trace, chain);
+  if (!chain && !choices.empty() && cfg.swarm_per_mille > 0)  // Note [Swarm programs]
+    b.keep_only(swarm_ops(cfg, choices[0].seed));
   int n = std::max<int>(cfg.min_steps, static_cast<int>(choices.size()));
   n = std::min(n, std::max(cfg.max_steps, 0));
   b.reserve(n);
@@ -2683,6 +2717,26 @@ rc::Gen<StepChoice> gen_step_choice(const GenConfig& cfg) {
 Program build_program(const std::vector<StepChoice>& choices, const GenConfig& cfg,
                       std::vector<StepTrace>* trace) {
   return detail::build(choices, cfg, trace, false);
+}
+
+/// The splitmix64 index of Note [Swarm programs]'s draw from the first
+/// record's seed (any constant other than rand's element indices would do).
+constexpr uint64_t kSwarmStream = 0x5357524dull;
+
+OpSet swarm_ops(const GenConfig& cfg, int64_t first_seed) {
+  const uint64_t bits = rand_bits(static_cast<uint64_t>(first_seed), kSwarmStream);
+  if (bits % 1000 >= static_cast<uint64_t>(std::max(cfg.swarm_per_mille, 0))) return cfg.ops;
+  OpSet kept;
+  int n = 0, k = 0;  // k counts the enabled ops, in OpId order
+  for (size_t op = 0; op < cfg.ops.size(); ++op) {
+    if (!cfg.ops.test(op)) continue;
+    if ((rand_bits(bits, static_cast<uint64_t>(k / 64)) >> (k % 64)) & 1) {
+      kept.set(op);
+      ++n;
+    }
+    ++k;
+  }
+  return n >= 2 ? kept : cfg.ops;
 }
 
 rc::Gen<Program> gen_program(const GenConfig& cfg) {

@@ -97,6 +97,11 @@ struct GenConfig {
   /// programs]) and sweep/memo_stats; off for the cross-ref, whose fake
   /// twins are not meant to agree on conversions (Note [Fake twin]).
   bool sparse_conversions = true;
+  /// Swarm testing: the share (0..1000) of programs drawn over a random
+  /// subset of `ops` (each op kept with probability 1/2) instead of all of
+  /// them; the first record's seed picks (Note [Swarm programs] in
+  /// program_gen.cpp). Not for sparse programs or view chains.
+  int swarm_per_mille = 0;
   /// The backends' home device (factories' tensors) is CUDA: the model
   /// knows which of cuda and cpu moves a tensor (device_config).
   bool home_cuda = false;
@@ -114,6 +119,13 @@ GenConfig sparse_config();
 /// `base` plus cuda and cpu steps, for backends whose home device is CUDA
 /// (the device properties, issue 11).
 GenConfig device_config(GenConfig base);
+
+/// The ops a program whose first record has seed `first_seed` is drawn
+/// over: a random subset of cfg.ops for cfg.swarm_per_mille of the seeds
+/// (each op kept with probability 1/2; never fewer than two), else cfg.ops
+/// (Note [Swarm programs] in program_gen.cpp). Factories outside it still
+/// seed a tensor when no live variable fits a drawn op.
+OpSet swarm_ops(const GenConfig& cfg, int64_t first_seed);
 
 /// Number of small choices per step record.
 inline constexpr int kStepPicks = 16;

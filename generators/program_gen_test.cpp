@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -1012,6 +1013,93 @@ TEST(ProgramGen, BuildProgramPadsEmptyChoicesToMinSteps) {
   ASSERT_EQ(p.steps.size(), 3u);
   EXPECT_EQ(print_program(p), std::string(kProgramHeader) +
                                   "\nt0 = arange [] f32\nt1 = arange [] f32\nt2 = arange [] f32\n");
+}
+
+/// `n` records with every field uniform (as gen_choices draws them), from
+/// a fixed seed.
+std::vector<StepChoice> random_choices(uint64_t seed, int n) {
+  std::mt19937_64 rng(seed);
+  std::vector<StepChoice> cs(static_cast<size_t>(n));
+  for (StepChoice& c : cs) {
+    c.op = static_cast<uint16_t>(rng());
+    c.var = static_cast<uint16_t>(rng());
+    c.var2 = static_cast<uint16_t>(rng());
+    c.invalid = static_cast<uint16_t>(rng() % 1000);
+    for (uint16_t& pick : c.picks) pick = static_cast<uint16_t>(rng());
+    c.seed = static_cast<int64_t>(rng() >> 1);
+  }
+  return cs;
+}
+
+// Note [Swarm programs]: swarm_per_mille of the first seeds draw over a
+// subset of about half the ops, never fewer than two; the others over all.
+TEST(SwarmConfig, SubsetsForTheShareOfSeedsAboutHalfTheOps) {
+  GenConfig cfg;
+  EXPECT_EQ(swarm_ops(cfg, 12345), cfg.ops);  // swarm_per_mille 0: never
+  cfg.swarm_per_mille = 250;
+  const double all = static_cast<double>(cfg.ops.count());
+  int swarms = 0;
+  double kept = 0;
+  for (int64_t seed = 0; seed < 4000; ++seed) {
+    const OpSet s = swarm_ops(cfg, seed);
+    EXPECT_EQ((s & ~cfg.ops).count(), 0u) << "seed " << seed << ": an op outside cfg.ops";
+    if (s == cfg.ops) continue;
+    ++swarms;
+    EXPECT_GE(s.count(), 2u);
+    kept += static_cast<double>(s.count()) / all;
+  }
+  EXPECT_GT(swarms, 800);  // 25% of 4000 is 1000
+  EXPECT_LT(swarms, 1200);
+  EXPECT_GT(kept / swarms, 0.45);
+  EXPECT_LT(kept / swarms, 0.55);
+  cfg.swarm_per_mille = 1000;
+  EXPECT_NE(swarm_ops(cfg, 0), cfg.ops);
+  EXPECT_EQ(swarm_ops(cfg, 77), swarm_ops(cfg, 77));  // a function of the seed
+  EXPECT_NE(swarm_ops(cfg, 77), swarm_ops(cfg, 78));
+}
+
+// Every step of a swarm program is one of its subset's ops, or a factory
+// that seeds a tensor (case 1 of Note [Choice records]); every program stays
+// well formed; and the programs repeat their ops: fewer distinct ops per
+// program than without swarm, from the same records.
+TEST(SwarmConfig, StepsTakeTheSubsetsOpsAndRepeatThem) {
+  GenConfig plain;
+  plain.min_steps = plain.max_steps = 16;
+  GenConfig swarm = plain;
+  swarm.swarm_per_mille = 1000;
+  int64_t distinct_plain = 0, distinct_swarm = 0;
+  for (uint64_t k = 0; k < 500; ++k) {
+    const std::vector<StepChoice> cs = random_choices(1000 + k, 16);
+    const OpSet subset = swarm_ops(swarm, cs[0].seed);
+    const Program p = build_program(cs, swarm);
+    std::string why;
+    ASSERT_TRUE(valid(p, &why)) << why;
+    std::set<OpId> ops;
+    for (const Step& s : p.steps) {
+      EXPECT_TRUE(subset.test(static_cast<size_t>(s.op)) ||
+                  s.info().category == OpCategory::kFactory)
+          << print_step(p, s);
+      ops.insert(s.op);
+    }
+    distinct_swarm += static_cast<int64_t>(ops.size());
+    ops.clear();
+    for (const Step& s : build_program(cs, plain).steps) ops.insert(s.op);
+    distinct_plain += static_cast<int64_t>(ops.size());
+  }
+  // 6,482 against 7,085 distinct ops over these 500 programs (-8.5%; a
+  // subset of half the ops, 16 steps): fewer, repeated more often.
+  EXPECT_LT(distinct_swarm * 100, distinct_plain * 95)
+      << distinct_swarm << " vs " << distinct_plain;
+}
+
+// The focuses still weight their ops when the subset keeps them, and a
+// swarm focused program is well formed.
+RC_GTEST_PROP(SwarmConfig, FocusedSwarmProgramsPassValidate, ()) {
+  GenConfig cfg = *rc::gen::element(shrink_config(), cow_config(), fake_config());
+  cfg.swarm_per_mille = 500;
+  Program p = *gen_program(cfg);
+  std::string why;
+  RC_ASSERT(valid(p, &why));
 }
 
 RC_GTEST_PROP(ViewChain, EachViewReadsThePreviousResult, ()) {

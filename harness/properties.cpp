@@ -53,6 +53,24 @@ GenConfig steps16(int invalid_per_mille, OpSet ops = strided_ops()) {
   return c;
 }
 
+// Note [Swarm programs in the properties]
+// A quarter of the programs of views.ref_matches_eager, views.errors_agree,
+// the CPU shrink.* and cow.* properties and the fake.* ones but the
+// cross-ref, fallback and sparse ones are swarm programs (Note [Swarm
+// programs] in generators/program_gen.cpp): drawn over about half the ops,
+// so that each of their ops takes more of the 16 steps and the ops left
+// out do not come between them. In expectation every op and every pair of
+// ops keeps its rate (each op is in half the subsets, twice as often); the
+// spread between programs grows. The device properties keep their configs
+// (not yet run on a GPU).
+constexpr int kSwarmPerMille = 250;
+
+/// `c` with swarm programs mixed in (Note [Swarm programs in the properties]).
+GenConfig swarmed(GenConfig c) {
+  c.swarm_per_mille = kSwarmPerMille;
+  return c;
+}
+
 GenConfig views_config() { return steps16(30); }
 GenConfig errors_config() { return steps16(400); }
 GenConfig aliasing_config() {
@@ -133,82 +151,85 @@ const std::vector<Property>& properties() {
        false, views_config()},
       {"views.ref_matches_eager",
        "reference and LibTorch eager agree on every observation after every step (S1-S8)",
-       PropertyKind::kDifferential, false, views_config()},
+       PropertyKind::kDifferential, false, swarmed(views_config())},
       {"views.errors_agree",
        "with many invalid steps, the reference and LibTorch reject the same steps for the same "
        "reason",
-       PropertyKind::kDifferential, false, errors_config()},
+       PropertyKind::kDifferential, false, swarmed(errors_config())},
       {"views.aliasing_matches",
        "chains of views and writes through them: alias classes, identity and values agree (S3)",
        PropertyKind::kDifferential, true, aliasing_config()},
       {"shrink.matches_eager",
        "programs that shrink, restore, rehydrate and resize storages agree with LibTorch (R1-R7)",
-       PropertyKind::kDifferential, false, shrink_config()},
+       PropertyKind::kDifferential, false, swarmed(shrink_config())},
       {"shrink.clone_paths_give_zeros",
        "every clone path of an emptied tensor gives zeros of its sizes and strides in fresh "
        "storage (R3)",
-       PropertyKind::kInvariant, false, shrink_config(), Invariant::kCloneGivesZeros},
+       PropertyKind::kInvariant, false, swarmed(shrink_config()), Invariant::kCloneGivesZeros},
       {"shrink.input_stays_emptied", "a clone path leaves its emptied input emptied (R3)",
-       PropertyKind::kInvariant, false, shrink_config(), Invariant::kInputStaysEmptied},
+       PropertyKind::kInvariant, false, swarmed(shrink_config()), Invariant::kInputStaysEmptied},
       {"shrink.bounds_checked_ops_raise",
        "bounds-checked ops on emptied tensors raise the S5 error, compute kernels are never run "
        "(R4, S8)",
-       PropertyKind::kInvariant, false, shrink_config(), Invariant::kBoundsCheckedRaise},
+       PropertyKind::kInvariant, false, swarmed(shrink_config()), Invariant::kBoundsCheckedRaise},
       {"shrink.rehydrate_keeps_aliasing",
        "rehydrate sizes each storage to its largest extent, zeroes it and keeps aliasing (R5)",
-       PropertyKind::kInvariant, false, shrink_config(), Invariant::kRehydrateKeepsAliasing},
+       PropertyKind::kInvariant, false, swarmed(shrink_config()),
+       Invariant::kRehydrateKeepsAliasing},
       {"shrink.reshrink_returns_to_zero",
        "reshrink returns every storage rehydrate restored to 0 bytes (R5)",
-       PropertyKind::kInvariant, false, shrink_config(), Invariant::kReshrinkToZero},
+       PropertyKind::kInvariant, false, swarmed(shrink_config()), Invariant::kReshrinkToZero},
       {"cow.equivalent_to_clone",
        "replacing every lazy_clone with an eager copy changes no observed value, metadata or "
        "error (C6)",
-       PropertyKind::kDifferential, false, cow_config(), Invariant::kCloneGivesZeros,
+       PropertyKind::kDifferential, false, swarmed(cow_config()), Invariant::kCloneGivesZeros,
        Versus::kEagerClone},
       {"cow.matches_torch",
        "COW programs agree with LibTorch (C1-C8 where it has _lazy_clone, else C6)",
-       PropertyKind::kDifferential, false, cow_config()},
+       PropertyKind::kDifferential, false, swarmed(cow_config())},
       {"cow.no_copy_until_write",
        "bytes are copied only when a write hits a block other sharers hold (C3, C4)",
-       PropertyKind::kInvariant, false, cow_config(), Invariant::kNoCopyUntilWrite},
+       PropertyKind::kInvariant, false, swarmed(cow_config()), Invariant::kNoCopyUntilWrite},
       {"cow.last_sharer_takes_ownership",
        "the last sharer takes its block without a copy; others copy to a new address (C4)",
-       PropertyKind::kInvariant, false, cow_config(), Invariant::kLastSharerTakesOwnership},
+       PropertyKind::kInvariant, false, swarmed(cow_config()),
+       Invariant::kLastSharerTakesOwnership},
       {"cow.refcount_matches_sharers",
        "after every step a block's reference count equals its live sharers (C2)",
-       PropertyKind::kInvariant, false, cow_config(), Invariant::kRefcountMatchesSharers},
+       PropertyKind::kInvariant, false, swarmed(cow_config()), Invariant::kRefcountMatchesSharers},
       {"cow.views_materialize_once",
        "a write through one view materializes once for every view; metadata is kept (C3, C5)",
-       PropertyKind::kInvariant, false, cow_config(), Invariant::kViewsMaterializeOnce},
+       PropertyKind::kInvariant, false, swarmed(cow_config()), Invariant::kViewsMaterializeOnce},
       {"cow.foreign_owner_raises",
        "lazy_clone of foreign-owned data raises and leaves the source untouched (C7)",
-       PropertyKind::kInvariant, false, cow_config(), Invariant::kForeignOwnerRaises},
+       PropertyKind::kInvariant, false, swarmed(cow_config()), Invariant::kForeignOwnerRaises},
       {"shrink.undersized_not_restored",
        "a genuinely undersized storage is never restored: clone paths report S8 (R7)",
-       PropertyKind::kInvariant, false, shrink_config(), Invariant::kUndersizedNotRestored},
+       PropertyKind::kInvariant, false, swarmed(shrink_config()),
+       Invariant::kUndersizedNotRestored},
       {"fake.aliasing_preserved",
        "meta conversion after every step keeps geometry, identity and storage sharing; "
        "emptied storages give 0-byte meta storages (F1, F2)",
-       PropertyKind::kInvariant, false, shrink_config(), Invariant::kFakeAliasing},
+       PropertyKind::kInvariant, false, swarmed(shrink_config()), Invariant::kFakeAliasing},
       {"fake.memo_weak_no_leak",
        "the meta memo holds exactly the live tensors, and after a sweep exactly the live "
        "storages (F3)",
-       PropertyKind::kInvariant, false, shrink_config(), Invariant::kFakeMemoWeak},
+       PropertyKind::kInvariant, false, swarmed(shrink_config()), Invariant::kFakeMemoWeak},
       {"fake.matches_libtorch_meta",
        "programs that convert to meta and fake tensors and run every op on them agree with "
        "LibTorch's meta device: metadata, aliasing, identity, errors (F1, F2, F5, F6, F8, F9)",
-       PropertyKind::kDifferential, false, fake_config()},
+       PropertyKind::kDifferential, false, swarmed(fake_config())},
       {"fake.memo_identity",
        "converting a live tensor again gives the same fake tensor; tensors sharing a storage "
        "get one fake storage; conversions keep the geometry (F1, F2)",
-       PropertyKind::kInvariant, false, fake_config(), Invariant::kFakeMemoIdentity},
+       PropertyKind::kInvariant, false, swarmed(fake_config()), Invariant::kFakeMemoIdentity},
       {"fake.emptied_storage_zero_bytes",
        "a fake storage has its real storage's nbytes: 0 for an emptied one (F2)",
-       PropertyKind::kInvariant, false, fake_config(), Invariant::kFakeEmptiedZeroBytes},
+       PropertyKind::kInvariant, false, swarmed(fake_config()), Invariant::kFakeEmptiedZeroBytes},
       {"fake.sweep_frees_expired_storages",
        "the program's memos hold exactly the live converted tensors, and after a sweep "
        "exactly the live converted storages (F3)",
-       PropertyKind::kInvariant, false, fake_config(), Invariant::kFakeSweepFrees},
+       PropertyKind::kInvariant, false, swarmed(fake_config()), Invariant::kFakeSweepFrees},
       {"fake.crossref_matches_eager",
        "every op run on fake twins of its inputs gives eager's output count, sizes, strides "
        "(dims of size > 1), offset, dtype, device, storage nbytes, aliasing and errors, and "
@@ -222,7 +243,8 @@ const std::vector<Property>& properties() {
        Versus::kFallback},
       {"fake.unsupported_is_typed_and_memo_unchanged",
        "a refused conversion raises unsupported_fake_tensor and leaves the memo unchanged (F4)",
-       PropertyKind::kInvariant, false, fake_errors_config(), Invariant::kFakeUnsupportedTyped},
+       PropertyKind::kInvariant, false, swarmed(fake_errors_config()),
+       Invariant::kFakeUnsupportedTyped},
       {"fake.sparse_metadata",
        "programs over sparse variables of every layout: every fake/meta/to_meta of a sparse "
        "variable keeps layout, sizes, dtype, sparse_dim, dense_dim, coalesced, blocksize and "
@@ -242,19 +264,16 @@ const std::vector<Property>& properties() {
        "with cuda and cpu steps moving tensors between the devices (S1-S10, R1-R7, R3 for "
        "cuda/cpu, C1-C8 where LibTorch has _lazy_clone)",
        PropertyKind::kDifferential, false, device_config(views_config()),
-       Invariant::kCloneGivesZeros,
-       Versus::kReferenceVsCuda},
+       Invariant::kCloneGivesZeros, Versus::kReferenceVsCuda},
       {"shrink.frees_device_memory",
        "shrink on CUDA returns at least the storage's bytes to the caching allocator, and "
        "the programs agree with the reference (R1-R7)",
        PropertyKind::kDifferential, false, device_config(shrink_config()),
-       Invariant::kCloneGivesZeros,
-       Versus::kReferenceVsCudaMemory},
+       Invariant::kCloneGivesZeros, Versus::kReferenceVsCudaMemory},
       {"cow.device_copy_only_on_write",
        "lazy_clone of a CUDA tensor allocates no device memory, and COW state agrees with the "
        "reference: materialization (a device copy) only on write (C1-C8; LibTorch 2.3+)",
-       PropertyKind::kDifferential, false, device_config(cow_config()),
-       Invariant::kCloneGivesZeros,
+       PropertyKind::kDifferential, false, device_config(cow_config()), Invariant::kCloneGivesZeros,
        Versus::kReferenceVsCudaMemory},
       // PyTorch's own stack (oracles/python_backend.h); opt-in for the gate.
       {"pytorch.eager_matches_libtorch",
