@@ -45,8 +45,8 @@
 // variable.
 //
 // Note [Swarm programs]
-// With every op enabled, a 16-step program draws each op about once in
-// five programs, so the interactions that need several steps of a few ops
+// With the 65 strided ops enabled, a 16-step program holds a given op in
+// about one program of four, so the interactions that need several steps of a few ops
 // (a chain of set_, resize_ and views over one storage; many lazy clones
 // of one block and writes through them) are rare. Swarm testing (Groce et
 // al., "Swarm Testing", ISSTA 2012) draws a share of the programs
