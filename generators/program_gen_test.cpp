@@ -1092,8 +1092,8 @@ TEST(SwarmConfig, StepsTakeTheSubsetsOpsAndRepeatThem) {
       << distinct_swarm << " vs " << distinct_plain;
 }
 
-// The focuses still weight their ops when the subset keeps them, and a
-// swarm focused program is well formed.
+// A swarm program drawn under a focus (shrink, COW, fake) is well formed:
+// the focus flags follow the subset (Builder::set_focuses).
 RC_GTEST_PROP(SwarmConfig, FocusedSwarmProgramsPassValidate, ()) {
   GenConfig cfg = *rc::gen::element(shrink_config(), cow_config(), fake_config());
   cfg.swarm_per_mille = 500;
