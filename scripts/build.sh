@@ -19,9 +19,12 @@ BUILD_DIR=${BUILD_DIR:-build}
 read -r -a EXTRA_ARGS <<<"${STORCHECK_CMAKE_ARGS:-}"
 
 # ccache: one cache shared by every clone of the repository (paths are made
-# relative to the clone's root), and precompiled headers allowed.
+# relative to the clone's root, and its folder is no part of the key: Note
+# [Compiler cache across clones] in CMakeLists.txt), and precompiled headers
+# allowed.
 export CCACHE_DIR=${CCACHE_DIR:-${HOME:-/root}/.cache/ccache}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT}
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}
 CONFIG_ARGS=()
 if command -v ccache >/dev/null 2>&1; then
