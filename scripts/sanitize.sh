@@ -54,11 +54,27 @@ ctest --test-dir "$BUILD" --output-on-failure -j2
 # A finding written by an earlier sanitized run must not be overwritten.
 mkdir -p "$BUILD/findings"
 
+# The properties and then the fuzz targets run SANITIZE_JOBS at a time
+# (default: the machine's cores; each is one single-threaded process), each
+# into its own log; the logs are printed and judged in order afterwards.
+jobs=${SANITIZE_JOBS:-$(nproc)}
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || {
+  echo "sanitize.sh: SANITIZE_JOBS must be a positive integer, got '$jobs'" >&2
+  exit 2
+}
+props_out="$BUILD/sanitized-properties"
+rm -rf "$props_out" && mkdir -p "$props_out"
+props=$("$BUILD/storcheck" list | awk '{print $1}')
+# shellcheck disable=SC2016
+printf '%s\n' $props | xargs -P "$jobs" -I{} sh -c \
+  '"$1" check "$2" --programs 2000 --seed 1 --findings-dir "$3" >"$4/$2.log" 2>&1; echo $? >"$4/$2.rc"' \
+  sh "$BUILD/storcheck" {} "$BUILD/findings" "$props_out"
 passed=0
 failed=0
 skipped=0
-for p in $("$BUILD/storcheck" list | awk '{print $1}'); do
-  if out=$("$BUILD/storcheck" check "$p" --programs 2000 --seed 1 --findings-dir "$BUILD/findings" 2>&1); then
+for p in $props; do
+  out=$(cat "$props_out/$p.log")
+  if [[ $(cat "$props_out/$p.rc" 2>/dev/null) == 0 ]]; then
     # A property this build cannot run (the device ones without a GPU) says why.
     if grep -q "^$p: skipped: " <<<"$out"; then skipped=$((skipped + 1)); else passed=$((passed + 1)); fi
   else
@@ -91,20 +107,36 @@ rm -rf "$smoke" && mkdir -p "$smoke"
 fuzz_passed=0
 fuzz_failed=0
 fuzz_findings=0
-for t in views_fuzzer shrink_fuzzer cow_fuzzer fake_fuzzer program_parser_fuzzer; do
+targets=(views_fuzzer shrink_fuzzer cow_fuzzer fake_fuzzer program_parser_fuzzer)
+smoke_one() {
+  local t=$1 runs=-1
   mkdir -p "$smoke/$t"
   cp -p "corpus/$t"/* "$smoke/$t/"
-  runs=-1
   if [[ -n ${FUZZ_SMOKE_RUNS:-} ]]; then
     runs=$FUZZ_SMOKE_RUNS
     [[ $t == program_parser_fuzzer ]] && runs=$((runs * 30))
   fi
   # FUZZ_SMOKE_ARGS: more flags for every target (e.g. --plant-fault=NAME).
+  local rc=0
   # shellcheck disable=SC2086
-  if "$BUILD/$t" ${FUZZ_SMOKE_ARGS:-} -seed=1 -runs="$runs" -max_total_time="${FUZZ_SMOKE_SECONDS:-20}" -timeout=10 \
+  "$BUILD/$t" ${FUZZ_SMOKE_ARGS:-} -seed=1 -runs="$runs" -max_total_time="${FUZZ_SMOKE_SECONDS:-20}" -timeout=10 \
     -rss_limit_mb=4096 \
     -max_len=4096 -dict=harness/fuzz/storcheck.dict -print_final_stats=1 \
-    -artifact_prefix="$smoke/$t-" "$smoke/$t" >"$smoke/$t.log" 2>&1; then
+    -artifact_prefix="$smoke/$t-" "$smoke/$t" >"$smoke/$t.log" 2>&1 || rc=$?
+  echo "$rc" >"$smoke/$t.rc"
+}
+running=0
+for t in "${targets[@]}"; do
+  if ((running >= jobs)); then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  smoke_one "$t" &
+  running=$((running + 1))
+done
+wait
+for t in "${targets[@]}"; do
+  if [[ $(cat "$smoke/$t.rc" 2>/dev/null) == 0 ]]; then
     fuzz_passed=$((fuzz_passed + 1))
     echo "fuzz smoke $t: ok, $(sed -n 's/^stat::average_exec_per_sec: *//p' "$smoke/$t.log") exec/s"
   elif [[ $findings_mode == report ]] && grep -aq 'INITED' "$smoke/$t.log"; then
