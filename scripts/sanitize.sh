@@ -15,12 +15,29 @@
 # build-asan/fuzz-smoke/ and, by default, fails the run too;
 # FUZZ_SMOKE_FINDINGS=report (what .ci/run sets) prints it and goes on,
 # because that exploration is not reproducible from run to run (below).
+# SANITIZE_JOBS=N runs the properties, then the fuzz targets, N at a time
+# (default: the cores). A bad setting exits 2 before anything is built.
 #
 #   ./scripts/sanitize.sh
 set -euo pipefail
 
 ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
+
+# The settings are checked before anything is built (exit 2).
+findings_mode=${FUZZ_SMOKE_FINDINGS:-fail}
+[[ $findings_mode == fail || $findings_mode == report ]] || {
+  echo "sanitize.sh: FUZZ_SMOKE_FINDINGS must be 'fail' or 'report', got '$findings_mode'" >&2
+  exit 2
+}
+# The properties and then the fuzz targets run SANITIZE_JOBS at a time
+# (default: the machine's cores; each is one single-threaded process), each
+# into its own log; the logs are printed and judged in order afterwards.
+jobs=${SANITIZE_JOBS:-$(nproc)}
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || {
+  echo "sanitize.sh: SANITIZE_JOBS must be a positive integer, got '$jobs'" >&2
+  exit 2
+}
 
 if [[ "${STORCHECK_SKIP_SETUP:-0}" != "1" ]]; then
   ./scripts/setup.sh
@@ -54,14 +71,6 @@ ctest --test-dir "$BUILD" --output-on-failure -j2
 # A finding written by an earlier sanitized run must not be overwritten.
 mkdir -p "$BUILD/findings"
 
-# The properties and then the fuzz targets run SANITIZE_JOBS at a time
-# (default: the machine's cores; each is one single-threaded process), each
-# into its own log; the logs are printed and judged in order afterwards.
-jobs=${SANITIZE_JOBS:-$(nproc)}
-[[ $jobs =~ ^[1-9][0-9]*$ ]] || {
-  echo "sanitize.sh: SANITIZE_JOBS must be a positive integer, got '$jobs'" >&2
-  exit 2
-}
 props_out="$BUILD/sanitized-properties"
 rm -rf "$props_out" && mkdir -p "$props_out"
 props=$("$BUILD/storcheck" list | awk '{print $1}')
@@ -97,11 +106,6 @@ echo "sanitized properties: $passed passed, $failed failed, $skipped skipped"
 # it, =report prints it, keeps it in $BUILD/findings/ and goes on; the
 # nightly job (scripts/nightly.sh) and ctest's fuzz.replay.* turn findings
 # into regressions that do gate.
-findings_mode=${FUZZ_SMOKE_FINDINGS:-fail}
-[[ $findings_mode == fail || $findings_mode == report ]] || {
-  echo "sanitize.sh: FUZZ_SMOKE_FINDINGS must be 'fail' or 'report', got '$findings_mode'" >&2
-  exit 2
-}
 smoke="$BUILD/fuzz-smoke"
 rm -rf "$smoke" && mkdir -p "$smoke"
 fuzz_passed=0
