@@ -74,10 +74,29 @@ mkdir -p "$BUILD/findings"
 props_out="$BUILD/sanitized-properties"
 rm -rf "$props_out" && mkdir -p "$props_out"
 props=$("$BUILD/storcheck" list | awk '{print $1}')
-# shellcheck disable=SC2016
-printf '%s\n' $props | xargs -P "$jobs" -I{} sh -c \
-  '"$1" check "$2" --programs 2000 --seed 1 --findings-dir "$3" >"$4/$2.log" 2>&1; echo $? >"$4/$2.rc"' \
-  sh "$BUILD/storcheck" {} "$BUILD/findings" "$props_out"
+# Runs `$1 ITEM` for each ITEM of the rest, $jobs at a time; each call
+# writes its own log and exit status.
+each_in_parallel() {
+  local fn=$1 running=0
+  shift
+  for item in "$@"; do
+    if ((running >= jobs)); then
+      wait -n || true
+      running=$((running - 1))
+    fi
+    "$fn" "$item" &
+    running=$((running + 1))
+  done
+  wait
+}
+check_one() {
+  local p=$1 rc=0
+  "$BUILD/storcheck" check "$p" --programs 2000 --seed 1 --findings-dir "$BUILD/findings" \
+    >"$props_out/$p.log" 2>&1 || rc=$?
+  echo "$rc" >"$props_out/$p.rc"
+}
+# shellcheck disable=SC2086
+each_in_parallel check_one $props
 passed=0
 failed=0
 skipped=0
@@ -129,16 +148,7 @@ smoke_one() {
     -artifact_prefix="$smoke/$t-" "$smoke/$t" >"$smoke/$t.log" 2>&1 || rc=$?
   echo "$rc" >"$smoke/$t.rc"
 }
-running=0
-for t in "${targets[@]}"; do
-  if ((running >= jobs)); then
-    wait -n || true
-    running=$((running - 1))
-  fi
-  smoke_one "$t" &
-  running=$((running + 1))
-done
-wait
+each_in_parallel smoke_one "${targets[@]}"
 for t in "${targets[@]}"; do
   if [[ $(cat "$smoke/$t.rc" 2>/dev/null) == 0 ]]; then
     fuzz_passed=$((fuzz_passed + 1))
