@@ -505,10 +505,12 @@ std::vector<Program> bench_programs(uint64_t seed, int64_t n, int steps) {
 
 int64_t execute_alone(Backend* backend, const Program& p) {
   int64_t steps_run = 0;
+  if (!p.steps.empty()) prefetch_step(p.steps[0]);
   backend->begin(p, Limits{});
   // The loop's own costs are in both backends' rows: its buffer is kept
   // across programs (an allocation and a free per program otherwise), and,
-  // as Runner::run does, it prefetches the next step (prefetch_step).
+  // as Runner::run does, it prefetches the first step and then the next
+  // (prefetch_step).
   static thread_local std::vector<char> bound;
   bound.assign(static_cast<size_t>(p.num_vars()), 0);
   const size_t n = p.steps.size();

@@ -306,6 +306,7 @@ RunReport Runner::run(const Program& program, bool keep_trace, const StepHook& h
   RunReport rep;
   const size_t nb = backends_.size();
   obs_.resize(nb);
+  if (!program.steps.empty()) prefetch_step(program.steps[0]);
   for (Backend* b : backends_) b->begin(program, limits_);
   for (Observation& o : obs_) o.vars.clear();  // a new program: nothing observed yet
   std::vector<char> bound(static_cast<size_t>(program.num_vars()), 0);

@@ -42,13 +42,18 @@ inline bool reads_unbound(const Step& step, const std::vector<char>& bound) {
   return false;
 }
 
-/// Prefetches the head and first arguments of `step` (its first four cache
-/// lines): a Step is about 400 bytes and cold in a pre-generated program
-/// set, so the loops that run steps (Runner::run, the benchmark's
-/// execute_alone) call it for the next step while this one runs (issue 8).
+/// Prefetches every cache line of `step`: a Step is about 400 bytes (seven
+/// lines) and cold in a pre-generated program set, so the loops that run
+/// steps (Runner::run, the benchmark's execute_alone) call it for the first
+/// step before the backends' begin() and for the next step while this one
+/// runs (issue 8). Prefetching the first four lines only (the head and two
+/// arguments) left a step's later arguments to stall the backend: all seven
+/// made the reference's execution-only row 4% faster in `storcheck bench`
+/// (medians of four alternating runs each, 2026-12-07).
 inline void prefetch_step(const Step& step) {
   const char* p = reinterpret_cast<const char*>(&step);
-  for (int line = 0; line < 4; ++line) __builtin_prefetch(p + 64 * line);
+  for (size_t off = 0; off < sizeof(Step); off += 64) __builtin_prefetch(p + off);
+  __builtin_prefetch(p + sizeof(Step) - 1);
 }
 
 /// Rule 7 of Note [Incremental observation] (oracles/runner.cpp): a
