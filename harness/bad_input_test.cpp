@@ -176,9 +176,10 @@ Exit run_storcheck(const std::vector<std::string>& args, const std::string& dir,
 /// this process counts the pages it shares with it until it execs): the cost
 /// of a storcheck that parses nothing. help loads no LibTorch (Note
 /// [LibTorch loaded on first use], oracles/backend_module.h), nor does any
-/// command before it has checked its input, so a rejected input is measured
-/// against a process without LibTorch (when the test compared with its own
-/// peak, LibTorch's 160 MB hid anything smaller).
+/// case of the catalogue (each peaked at 60-64 MB on 2026-12-07), so a
+/// rejected input is measured against a process without LibTorch (when
+/// the test compared with its own peak, LibTorch's 160 MB hid anything
+/// smaller).
 long baseline_rss_kb(const std::string& dir) {
   Exit e = run_storcheck({"help"}, dir);
   return e.exited && e.code == 0 ? e.max_rss_kb : -1;

@@ -36,7 +36,10 @@
 //    LibTorch", which would let a gate pass without LibTorch.
 // The tests, the benchmarks and the fuzz targets link the same objects
 // statically (storcheck_oracles). ctest cli.backends_load_on_first_use
-// (harness/backend_module_check.sh) checks 1, 3 (in the fault build) and 5.
+// (harness/backend_module_check.sh) checks that help, list and a usage
+// error run without the module, 5, and, in the fault build, 2 and 3 (the
+// module's PyTorch backend imports torch and sees a fault the CLI planted);
+// pytorch.check_fake_matches_reference needs 2 too. Nothing checks 1.
 #pragma once
 
 #include <memory>
