@@ -276,6 +276,62 @@ double cost_vs_16(const BenchReport& r, const ScaleRow& row) {
   return -1;
 }
 
+// Note [The reference's 10x target]
+// DESIGN.md asks of "the reference backend alone" that it be at least 10x
+// faster than "the LibTorch backend on the same programs". The report
+// measures it on the execution rows: each backend's begin() and run_step()
+// over the same pre-generated programs, with the same steps run (Note [Step
+// outcome rules]), and nothing else. The observed rows ("reference only",
+// "LibTorch only") add the runner's bookkeeping and an observation of every
+// variable a step can have changed, after every step: that cost is the
+// oracle's, not the backend's execution, and much of it (the runner's
+// bookkeeping) is the same whatever the backend; on 2026-12-07 it added
+// about 5.4 us per 16-step program to the reference and 10.8 us to LibTorch
+// (bench/README.md), so with it the ratio is about 4.5x whatever the
+// reference's execution costs: for 10x the reference's observation and the
+// runner would have to cost under a tenth of LibTorch's. The observed ratio
+// is printed beside the target, with no target of its own. The full check,
+// the rate the gate runs at, has its own target (15,000 programs/s).
+
+/// One target of DESIGN.md "Hard numbers" (issue 8) checked against a run.
+struct TargetCheck {
+  const char* key;    ///< JSON name
+  const char* what;   ///< "full check of 16-step programs"
+  const char* bound;  ///< ">= 15000 programs/s"
+  double value;       ///< measured; negative when the row was skipped
+  double limit;
+  bool at_least;  ///< value >= limit (else value <= limit)
+  bool known() const { return value >= 0; }
+  bool met() const { return known() && (at_least ? value >= limit : value <= limit); }
+};
+
+/// The report's targets. The rate targets are for 16-step programs only;
+/// with other --steps they are left unknown.
+std::vector<TargetCheck> targets(const BenchReport& r) {
+  auto pps = [&](const char* key) {
+    const ModeRow* m = find_mode(r, key);
+    return !m || m->skipped || r.opt.steps != 16 ? -1.0 : m->m.programs_per_second();
+  };
+  double longest = -1;
+  for (const ScaleRow& s : r.by_length)
+    if (s.steps == 256 && r.have_torch) longest = cost_vs_16(r, s);
+  return {
+      {"full_check_programs_per_second", "full check, 16-step programs, pre-generated",
+       ">= 15000 programs/s", pps("full_check"), 15000, true},
+      {"end_to_end_programs_per_second", "end to end, generation included", ">= 10000 programs/s",
+       pps("end_to_end"), 10000, true},
+      {"reference_over_torch_execution_only", "reference / LibTorch, each backend alone", ">= 10x",
+       ratio(r, "reference_execution", "torch_cpu_execution"), 10, true},
+      {"cost_256_over_16_steps", "256-step program / 16-step program (full check)", "<= 20x",
+       longest, 20, false},
+  };
+}
+
+/// "met", "missed", or "unknown" (a skipped row).
+const char* verdict(const TargetCheck& t) {
+  return !t.known() ? "unknown" : t.met() ? "met" : "missed";
+}
+
 /// "AMD EPYC, 2 logical CPUs, 23.4 GiB; load average 0.91 at the start,
 /// 1.02 at the end (1 minute)", with "unknown" for what /proc did not give.
 std::string describe_machine(const BenchReport& r) {
@@ -322,13 +378,15 @@ void print_table(const BenchReport& r, std::ostream& out) {
     out << "ratio reference / LibTorch only:   skipped: " << r.skip_reason << "\n";
     out << "ratio full check / LibTorch only:  skipped: " << r.skip_reason << "\n";
   } else {
+    const double xt = ratio(r, "reference_execution", "torch_cpu_execution");
+    out << "ratio reference / LibTorch, execution only: " << fmt("%.2f", xt)
+        << "x  (target >= 10x: " << (xt >= 10 ? "met" : "missed")
+        << "; each backend alone, begin and run_step on the same programs)\n";
     out << "ratio reference / LibTorch only:   " << fmt("%.2f", rt)
-        << "x  (target >= 10x: " << (rt >= 10 ? "met" : "missed") << ")\n";
+        << "x  (both observed after every step: the runner's observation, no target;"
+           " Note [The reference's 10x target])\n";
     out << "ratio full check / LibTorch only:  " << fmt("%.2f", ft)
         << "x  (1.0 would mean the reference and the comparison cost nothing)\n";
-    out << "ratio reference / LibTorch, execution only: "
-        << fmt("%.2f", ratio(r, "reference_execution", "torch_cpu_execution"))
-        << "x  (run_step alone: no runner, observation or comparison)\n";
   }
   if (const ModeRow* full = find_mode(r, "full_check"); full && !full->skipped)
     out << "diverged programs per pass (full check): " << full->m.diverged << " of "
@@ -378,6 +436,23 @@ void print_table(const BenchReport& r, std::ostream& out) {
       << (r.have_torch ? " and LibTorch's libraries" : "") << "; " << mib(r.peak_rss_end_kib)
       << " at the end (scaling sets)\n";
   out << "bench time: " << fmt("%.1f", r.total_seconds) << " s\n";
+  std::vector<TargetCheck> ts = targets(r);
+  int met = 0, known = 0;
+  for (const TargetCheck& t : ts) {
+    met += t.met() ? 1 : 0;
+    known += t.known() ? 1 : 0;
+  }
+  out << "\ntargets (DESIGN.md \"Hard numbers\"; the gate's own figures are printed by the "
+         "gate): "
+      << met << " of " << ts.size() << " met"
+      << (known < static_cast<int>(ts.size())
+              ? " (the others unknown: a skipped row, or not 16 steps)"
+              : "")
+      << "\n";
+  for (const TargetCheck& t : ts)
+    out << "  " << pad(t.what, 50, false) << pad(t.bound, 22, false)
+        << pad(t.known() ? fmt("%.2f", t.value) : std::string("-"), 10) << "  " << verdict(t)
+        << "\n";
 }
 
 std::string json_measure(const Measure& m) {
@@ -451,6 +526,16 @@ void print_json(const BenchReport& r, std::ostream& out) {
   out << "  \"peak_rss_kib\": " << kib_or_null(r.peak_rss_kib)
       << ", \"program_set_kib\": " << r.program_set_kib
       << ", \"peak_rss_end_kib\": " << kib_or_null(r.peak_rss_end_kib) << ",\n";
+  out << "  \"targets\": {";
+  std::vector<TargetCheck> ts = targets(r);
+  for (size_t k = 0; k < ts.size(); ++k) {
+    const TargetCheck& t = ts[k];
+    out << (k ? ",\n    " : "\n    ") << json_string(t.key)
+        << ": {\"value\": " << num_or_null(t.value) << ", \"limit\": " << fmt("%.0f", t.limit)
+        << ", \"at_least\": " << (t.at_least ? "true" : "false")
+        << ", \"met\": " << (t.known() ? (t.met() ? "true" : "false") : "null") << "}";
+  }
+  out << "\n  },\n";
   out << "  \"bench_seconds\": " << fmt("%.2f", r.total_seconds) << "\n";
   out << "}\n";
 }
@@ -648,11 +733,12 @@ int run_bench(const BenchOptions& opt, std::ostream& out, std::ostream& err) {
   GenConfig cfg = bench_config(opt.steps, 64);
   std::vector<Program> programs = pregenerate(cfg, opt.seed, opt.programs);
 
-  ModeRow mref = mode_row("reference", "reference only", ">= 10x LibTorch only", 0);
+  ModeRow mref = mode_row("reference", "reference only", "", 0);
   ModeRow mtorch = mode_row("torch_cpu", "LibTorch only", "", 0);
   ModeRow mfull = mode_row("full_check", "full check (pre-generated)", ">= 15000/s", 15000);
   ModeRow me2e = mode_row("end_to_end", "end to end (generation included)", ">= 10000/s", 10000);
-  ModeRow xref = mode_row("reference_execution", "reference, execution only", "", 0);
+  ModeRow xref = mode_row("reference_execution", "reference, execution only",
+                          ">= 10x LibTorch's execution", 0);
   ModeRow xtorch = mode_row("torch_cpu_execution", "LibTorch, execution only", "", 0);
   if (torch) {
     Runner ref_runner(ref_only, Limits{});
